@@ -1,0 +1,3 @@
+//! tangle: executable SIMT-Step semantics for GPU subgroups.
+pub mod syntax;
+pub mod vocab;

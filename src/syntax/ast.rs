@@ -1,0 +1,185 @@
+//! The abstract syntax of a `.litmus` test (litmus-format.md), after name resolution.
+//!
+//! Names are already classified: a `Reg` is a register assigned somewhere in the kernel, a
+//! global access is a `Load`/`Store`/`Atomic` statement, and built-ins are `Builtin`. The
+//! lowering to the IR (`crate::ir`) can therefore trust every name it sees.
+
+use super::diag::Span;
+use crate::vocab::{AtomicOp, BinOp, Builtin, LocalFn, SgOp, UnOp};
+
+/// A parsed and resolved test file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Test {
+    /// The file path as given by the user (for diagnostics and reports).
+    pub file: String,
+    /// The whole source text (for reports that quote source lines).
+    pub source: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// Total invocations.
+    pub threads: u32,
+    /// Lanes per subgroup (divides `threads`, at most 64).
+    pub subgroup: u32,
+    /// Invocations per workgroup (divides `threads`, a multiple of `subgroup`).
+    pub workgroup: u32,
+    pub globals: Vec<Global>,
+    pub kernel: Vec<Stmt>,
+    pub condition: Condition,
+    pub expect: Vec<Expectation>,
+}
+
+/// `global x`, `global x = 5`, `global a[4]`, `global a[4] = {1, 2, 3, 4}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    /// `None` for a scalar, `Some(n)` for an array of n cells.
+    pub len: Option<u32>,
+    /// Initial values, one per cell (filled with zeros when not given; a scalar has one).
+    pub init: Vec<u32>,
+    pub span: Span,
+}
+
+impl Global {
+    /// Number of memory cells.
+    pub fn cells(&self) -> u32 {
+        self.len.unwrap_or(1)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// `r = expr;` (expr never names a global; it may contain subgroup ops).
+    Assign { reg: String, value: Expr },
+    /// `r = x;`, `r = a[i];`, `r = atomicLoad(a[i]);`
+    Load {
+        reg: String,
+        global: String,
+        index: Option<Expr>,
+    },
+    /// `x = e;`, `a[i] = e;`, `atomicStore(a[i], e);`
+    Store {
+        global: String,
+        index: Option<Expr>,
+        value: Expr,
+    },
+    /// `r = atomicAdd(a[i], v);` (or without `r =`): `args` are the value arguments
+    /// (one, or two for `atomicCompSwap`: compare then value).
+    Atomic {
+        reg: Option<String>,
+        op: AtomicOp,
+        global: String,
+        index: Option<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `subgroupBarrier();` or `barrier();`
+    Barrier(BarrierScope),
+    If {
+        cond: Expr,
+        then_body: Vec<Stmt>,
+        else_body: Vec<Stmt>,
+    },
+    While { cond: Expr, body: Vec<Stmt> },
+    /// `for (init; cond; step) body`: init and step are register assignments (or absent);
+    /// an absent cond is `true`.
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Box<Stmt>>,
+        body: Vec<Stmt>,
+    },
+    /// `loop { ... }`: exits only by break or return.
+    Loop { body: Vec<Stmt> },
+    Break,
+    Continue,
+    Return,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierScope {
+    Subgroup,
+    Workgroup,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Lit(u32),
+    Reg(String),
+    Builtin(Builtin),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A subgroup op inside an expression (never under `&&`/`||` right operands or `?:`).
+    SgOp(SgOp, Vec<Expr>),
+    /// Ballot helpers: local arithmetic.
+    Call(LocalFn, Vec<Expr>),
+}
+
+/// The final condition: `exists (P)`, `~exists (P)` or `forall (P)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub prop: Prop,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Quantifier {
+    Exists,
+    NotExists,
+    Forall,
+}
+
+impl Quantifier {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+    }
+}
+
+/// A proposition over the final state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prop {
+    True,
+    False,
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+    /// `a OP b` with OP one of == != < <= > >=.
+    Cmp(BinOp, Operand, Operand),
+    /// A bare operand: true when non-zero.
+    Truthy(Operand),
+}
+
+/// A value named by the condition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Operand {
+    Lit(u32),
+    /// `T:r`: register r of global thread T.
+    Reg { thread: u32, reg: String },
+    /// `x` (index 0) or `a[k]`.
+    Mem { global: String, index: u32 },
+}
+
+/// `expect M allow|forbid, ...`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    pub model: String,
+    pub allow: bool,
+    pub span: Span,
+}

@@ -1,0 +1,1 @@
+//! Tokens (stub, being written).

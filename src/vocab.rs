@@ -1,0 +1,467 @@
+//! The vocabulary of semantics.md, shared by the front end, the IR and every engine.
+//!
+//! Operators, built-ins, subgroup operations, instruction kinds and execution classes are
+//! named once here so that a rule in one engine and the same rule in another engine talk
+//! about the same thing.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Binary operators of the kernel language (C precedence, 32-bit wrapping, unsigned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Unsigned division; division by zero is undefined behaviour.
+    Div,
+    /// Unsigned remainder; by zero is undefined behaviour.
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Shift left; a shift amount of 32 or more gives 0 (SMT-LIB `bvshl`).
+    Shl,
+    /// Logical shift right; a shift amount of 32 or more gives 0 (SMT-LIB `bvlshr`).
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Short-circuit logical and (result 0 or 1).
+    LAnd,
+    /// Short-circuit logical or (result 0 or 1).
+    LOr,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            LAnd => "&&",
+            LOr => "||",
+        }
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnOp {
+    /// Two's complement negation (wrapping).
+    Neg,
+    /// Bitwise not.
+    BitNot,
+    /// Logical not: 1 if the operand is 0, else 0.
+    Not,
+}
+
+impl UnOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::BitNot => "~",
+            UnOp::Not => "!",
+        }
+    }
+}
+
+/// Built-in per-thread values (semantics.md §1, litmus-format.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Builtin {
+    /// Subgroup invocation id.
+    Lane,
+    /// Global invocation index.
+    Tid,
+    /// Index in the workgroup.
+    Lid,
+    /// Subgroup index in the workgroup.
+    Sgid,
+    /// Workgroup index.
+    Wgid,
+    /// Lanes per subgroup.
+    Sgsize,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 6] = [
+        Builtin::Lane,
+        Builtin::Tid,
+        Builtin::Lid,
+        Builtin::Sgid,
+        Builtin::Wgid,
+        Builtin::Sgsize,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Lane => "lane",
+            Builtin::Tid => "tid",
+            Builtin::Lid => "lid",
+            Builtin::Sgid => "sgid",
+            Builtin::Wgid => "wgid",
+            Builtin::Sgsize => "sgsize",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// Reduction operators used by subgroup reductions, scans and (some) atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RedOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+impl RedOp {
+    pub const ALL: [RedOp; 7] = [
+        RedOp::Add,
+        RedOp::Mul,
+        RedOp::Min,
+        RedOp::Max,
+        RedOp::And,
+        RedOp::Or,
+        RedOp::Xor,
+    ];
+    /// The suffix used in GLSL names: `subgroupAdd`, `subgroupInclusiveMin`, ...
+    pub fn suffix(self) -> &'static str {
+        match self {
+            RedOp::Add => "Add",
+            RedOp::Mul => "Mul",
+            RedOp::Min => "Min",
+            RedOp::Max => "Max",
+            RedOp::And => "And",
+            RedOp::Or => "Or",
+            RedOp::Xor => "Xor",
+        }
+    }
+    /// The identity element: what an exclusive scan gives the first participant.
+    pub fn identity(self) -> u32 {
+        match self {
+            RedOp::Add | RedOp::Or | RedOp::Xor | RedOp::Max => 0,
+            RedOp::Mul => 1,
+            RedOp::Min | RedOp::And => u32::MAX,
+        }
+    }
+    /// Concrete application, 32-bit wrapping, unsigned.
+    pub fn apply(self, a: u32, b: u32) -> u32 {
+        match self {
+            RedOp::Add => a.wrapping_add(b),
+            RedOp::Mul => a.wrapping_mul(b),
+            RedOp::Min => a.min(b),
+            RedOp::Max => a.max(b),
+            RedOp::And => a & b,
+            RedOp::Or => a | b,
+            RedOp::Xor => a ^ b,
+        }
+    }
+}
+
+/// Subgroup operations (litmus-format.md, semantics.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SgOp {
+    All,
+    Any,
+    AllEqual,
+    Ballot,
+    Elect,
+    Broadcast,
+    BroadcastFirst,
+    Shuffle,
+    ShuffleXor,
+    ShuffleUp,
+    ShuffleDown,
+    Reduce(RedOp),
+    InclusiveScan(RedOp),
+    ExclusiveScan(RedOp),
+}
+
+impl SgOp {
+    /// Number of arguments the op takes.
+    pub fn arity(self) -> usize {
+        match self {
+            SgOp::Elect => 0,
+            SgOp::Broadcast
+            | SgOp::Shuffle
+            | SgOp::ShuffleXor
+            | SgOp::ShuffleUp
+            | SgOp::ShuffleDown => 2,
+            _ => 1,
+        }
+    }
+    /// The GLSL name, e.g. `subgroupInclusiveAdd`.
+    pub fn name(self) -> String {
+        let s = match self {
+            SgOp::All => "All",
+            SgOp::Any => "Any",
+            SgOp::AllEqual => "AllEqual",
+            SgOp::Ballot => "Ballot",
+            SgOp::Elect => "Elect",
+            SgOp::Broadcast => "Broadcast",
+            SgOp::BroadcastFirst => "BroadcastFirst",
+            SgOp::Shuffle => "Shuffle",
+            SgOp::ShuffleXor => "ShuffleXor",
+            SgOp::ShuffleUp => "ShuffleUp",
+            SgOp::ShuffleDown => "ShuffleDown",
+            SgOp::Reduce(r) => return format!("subgroup{}", r.suffix()),
+            SgOp::InclusiveScan(r) => return format!("subgroupInclusive{}", r.suffix()),
+            SgOp::ExclusiveScan(r) => return format!("subgroupExclusive{}", r.suffix()),
+        };
+        format!("subgroup{s}")
+    }
+    /// Every subgroup op, for parsers and generators.
+    pub fn all() -> Vec<SgOp> {
+        let mut v = vec![
+            SgOp::All,
+            SgOp::Any,
+            SgOp::AllEqual,
+            SgOp::Ballot,
+            SgOp::Elect,
+            SgOp::Broadcast,
+            SgOp::BroadcastFirst,
+            SgOp::Shuffle,
+            SgOp::ShuffleXor,
+            SgOp::ShuffleUp,
+            SgOp::ShuffleDown,
+        ];
+        for r in RedOp::ALL {
+            v.push(SgOp::Reduce(r));
+            v.push(SgOp::InclusiveScan(r));
+            v.push(SgOp::ExclusiveScan(r));
+        }
+        v
+    }
+    pub fn from_name(s: &str) -> Option<SgOp> {
+        SgOp::all().into_iter().find(|op| op.name() == s)
+    }
+}
+
+/// Ballot helpers: local arithmetic on a ballot mask (semantics.md §5), not subgroup ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LocalFn {
+    /// `subgroupBallotBitCount(mask)`: number of set bits.
+    BallotBitCount,
+    /// `subgroupBallotInclusiveBitCount(mask)`: set bits at lanes <= this lane.
+    BallotInclusiveBitCount,
+    /// `subgroupBallotExclusiveBitCount(mask)`: set bits at lanes < this lane.
+    BallotExclusiveBitCount,
+    /// `subgroupBallotBitExtract(mask, i)`: bit i (0 when i >= 32).
+    BallotBitExtract,
+    /// `subgroupBallotFindLSB(mask)`: lowest set bit, or 0xFFFFFFFF (GLSL findLSB) when none.
+    BallotFindLsb,
+    /// `subgroupBallotFindMSB(mask)`: highest set bit, or 0xFFFFFFFF when none.
+    BallotFindMsb,
+}
+
+impl LocalFn {
+    pub const ALL: [LocalFn; 6] = [
+        LocalFn::BallotBitCount,
+        LocalFn::BallotInclusiveBitCount,
+        LocalFn::BallotExclusiveBitCount,
+        LocalFn::BallotBitExtract,
+        LocalFn::BallotFindLsb,
+        LocalFn::BallotFindMsb,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            LocalFn::BallotBitCount => "subgroupBallotBitCount",
+            LocalFn::BallotInclusiveBitCount => "subgroupBallotInclusiveBitCount",
+            LocalFn::BallotExclusiveBitCount => "subgroupBallotExclusiveBitCount",
+            LocalFn::BallotBitExtract => "subgroupBallotBitExtract",
+            LocalFn::BallotFindLsb => "subgroupBallotFindLSB",
+            LocalFn::BallotFindMsb => "subgroupBallotFindMSB",
+        }
+    }
+    pub fn arity(self) -> usize {
+        match self {
+            LocalFn::BallotBitExtract => 2,
+            _ => 1,
+        }
+    }
+    pub fn from_name(s: &str) -> Option<LocalFn> {
+        LocalFn::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+/// Atomic read-modify-write operations. `atomicLoad`/`atomicStore` are plain loads/stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    /// `atomicCompSwap(a[i], compare, v)`: writes v if the old value equals compare.
+    CompSwap,
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 9] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exchange,
+        AtomicOp::CompSwap,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Exchange => "atomicExchange",
+            AtomicOp::CompSwap => "atomicCompSwap",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<AtomicOp> {
+        AtomicOp::ALL.into_iter().find(|a| a.name() == s)
+    }
+    /// Value arguments after the memory location.
+    pub fn value_args(self) -> usize {
+        match self {
+            AtomicOp::CompSwap => 2,
+            _ => 1,
+        }
+    }
+    /// The new memory value given the old one and the value arguments.
+    pub fn apply(self, old: u32, args: &[u32]) -> u32 {
+        match self {
+            AtomicOp::Add => old.wrapping_add(args[0]),
+            AtomicOp::Sub => old.wrapping_sub(args[0]),
+            AtomicOp::Min => old.min(args[0]),
+            AtomicOp::Max => old.max(args[0]),
+            AtomicOp::And => old & args[0],
+            AtomicOp::Or => old | args[0],
+            AtomicOp::Xor => old ^ args[0],
+            AtomicOp::Exchange => args[0],
+            AtomicOp::CompSwap => {
+                if old == args[0] {
+                    args[1]
+                } else {
+                    old
+                }
+            }
+        }
+    }
+}
+
+/// Instruction kinds (semantics.md §3). A model gives each kind a [`Class`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Block entry.
+    Label,
+    /// Block exit: conditional or not, including break, continue and return.
+    Branch,
+    /// Load, store, atomic read-modify-write.
+    Memory,
+    /// Subgroup operations.
+    Sgop,
+    /// Subgroup and workgroup barriers: collective in every model.
+    Barrier,
+    /// Register arithmetic: always independent, no observable step.
+    Local,
+}
+
+impl Kind {
+    /// The kinds whose class a model chooses; `barrier` and `local` are fixed by semantics.md §3.
+    pub const MODELLED: [Kind; 4] = [Kind::Label, Kind::Branch, Kind::Memory, Kind::Sgop];
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Label => "label",
+            Kind::Branch => "branch",
+            Kind::Memory => "memory",
+            Kind::Sgop => "sgop",
+            Kind::Barrier => "barrier",
+            Kind::Local => "local",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Execution classes (semantics.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// The thread steps alone, interleaved freely.
+    Independent,
+    /// Starts only when all of T(db) arrived and nobody is undecided; then one step per thread.
+    Synchronous,
+    /// Same arrival condition; all of T(db) execute it as one atomic step.
+    Collective,
+    /// (sgop only) Collective, but may fire while threads are still undecided.
+    Speculative,
+    /// (sgop only) Each thread alone; the result stays pending until T(db) is known.
+    Lazy,
+    /// (sgop only) Each thread alone, any time; the value is only constrained at the end.
+    Symbolic,
+}
+
+impl Class {
+    pub const ALL: [Class; 6] = [
+        Class::Independent,
+        Class::Synchronous,
+        Class::Collective,
+        Class::Speculative,
+        Class::Lazy,
+        Class::Symbolic,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Independent => "independent",
+            Class::Synchronous => "synchronous",
+            Class::Collective => "collective",
+            Class::Speculative => "speculative",
+            Class::Lazy => "lazy",
+            Class::Symbolic => "symbolic",
+        }
+    }
+    /// Classes that only make sense for subgroup operations.
+    pub fn sgop_only(self) -> bool {
+        matches!(self, Class::Speculative | Class::Lazy | Class::Symbolic)
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
