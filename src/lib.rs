@@ -1,3 +1,23 @@
 //! tangle: executable SIMT-Step semantics for GPU subgroups.
+//!
+//! The pipeline, one module per stage (see ARCHITECTURE.md):
+//! [`syntax`] (`.litmus` -> AST) -> [`ir`] (structured CFG, unrolling, dynamic blocks) ->
+//! [`model`] (classes from `encodings/`) -> [`engine`] (explorer) -> [`query`] (verdicts,
+//! outcomes, witnesses) -> [`report`] (text, JSON).
+//!
+//! ```
+//! let src = b"test t\nthreads 2\nglobal x\nkernel { x = lane; r = x; }\nexists (0:r != 1:r)\n";
+//! let test = tangle::syntax::parse("t.litmus", src).unwrap();
+//! let cm = tangle::model::Model::by_name("CM").unwrap();
+//! let a = tangle::query::analyse(&test, &cm, &Default::default()).unwrap();
+//! assert_eq!(a.verdict, tangle::query::Verdict::Forbidden);
+//! ```
+
+pub mod engine;
+pub mod eval;
+pub mod ir;
+pub mod model;
+pub mod query;
+pub mod report;
 pub mod syntax;
 pub mod vocab;

@@ -1,1 +1,230 @@
-fn main() {}
+//! The `tangle` command: parses flags, runs queries from the library, prints a report, and
+//! maps the result to an exit code (0 fine, 1 a verdict contradicts an `expect` line, 2 bad
+//! input). Everything else lives in the library.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tangle::query::{self, Analysis, Engine, Options};
+use tangle::report;
+use tangle::syntax::{self, ast::Test};
+
+#[derive(Parser)]
+#[command(
+    name = "tangle",
+    version,
+    about = "Which outcomes may GPU subgroups produce? Executable SIMT-Step semantics.",
+    long_about = "Which outcomes may GPU subgroups produce? tangle runs .litmus tests under the \
+SIMT-Step models (CM, SM, SCF, SSO, Spec, Lazy, Symb, or your own model file) and reports \
+verdicts, outcomes and witness traces."
+)]
+struct Cli {
+    /// Log what the engines do (repeat for more).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Is each test's condition outcome allowed under each model? (checks `expect` lines)
+    Check(Common),
+    /// Every reachable outcome of each test under each model (herd-style).
+    Outcomes(Common),
+    /// A tests x models table, and which tests tell each pair of models apart.
+    Compare(Common),
+}
+
+#[derive(Args)]
+struct Common {
+    /// Test files, or directories (every .litmus file inside, recursively).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// A built-in model (CM, SM, SCF, SSO, Spec, Lazy, Symb); repeatable. Default: all seven.
+    #[arg(short, long = "model")]
+    models: Vec<String>,
+    /// A model file (see encodings/); repeatable.
+    #[arg(long = "model-file")]
+    model_files: Vec<PathBuf>,
+    /// Loop bound: each loop may run its body this many times.
+    #[arg(long, default_value_t = 8)]
+    unroll: u32,
+    /// The engine that answers.
+    #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
+    engine: EngineArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print witness traces (allowed outcomes, undefined behaviour, bound hits).
+    #[arg(long)]
+    witness: bool,
+    /// Explorer state budget; beyond it the verdict is unknown.
+    #[arg(long, default_value_t = 2_000_000)]
+    max_states: usize,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineArg {
+    Explore,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let (kind, common) = match &cli.command {
+        Command::Check(c) => ("check", c),
+        Command::Outcomes(c) => ("outcomes", c),
+        Command::Compare(c) => ("compare", c),
+    };
+    run(kind, common)
+}
+
+fn init_logging(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn run(kind: &str, c: &Common) -> ExitCode {
+    let models = match query::select_models(&c.models, &c.model_files) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = Options::default()
+        .with_unroll(c.unroll)
+        .with_engine(match c.engine {
+            EngineArg::Explore => Engine::Explore,
+        })
+        .with_max_states(c.max_states);
+    let (files, mut input_error) = collect_files(&c.files);
+    let mut tests: Vec<Test> = Vec::new();
+    for f in &files {
+        match syntax::parse_file(f) {
+            Ok(t) => tests.push(t),
+            Err(d) => {
+                eprintln!("{d}");
+                input_error = true;
+            }
+        }
+    }
+    let mut analyses: Vec<Analysis> = Vec::new();
+    for t in &tests {
+        if let Some(msg) = unknown_expect_models(t, &models) {
+            eprintln!("{msg}");
+        }
+        let prog = match query::compile(t, opts.unroll) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {}: {e}", t.file);
+                input_error = true;
+                continue;
+            }
+        };
+        for m in &models {
+            tracing::info!(test = %t.name, model = %m.name, "analysing");
+            analyses.push(query::analyse_program(t, &prog, m, &opts));
+        }
+    }
+    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    match (c.format, kind) {
+        (Format::Json, _) => println!("{}", report::json::analyses(&analyses)),
+        (Format::Text, "outcomes") => {
+            for a in &analyses {
+                println!("{}", report::text::outcomes(a, c.witness));
+            }
+        }
+        (Format::Text, "compare") => {
+            print!("{}", report::text::table(&analyses, &names, false));
+            println!();
+            print!("{}", report::text::distinctions(&analyses, &names));
+        }
+        (Format::Text, _) => {
+            print!("{}", report::text::table(&analyses, &names, true));
+            if c.witness {
+                for a in &analyses {
+                    println!();
+                    print!("{}", report::text::outcomes(a, true));
+                }
+            }
+        }
+    }
+    if input_error {
+        ExitCode::from(2)
+    } else if kind == "check" && analyses.iter().any(|a| a.matches_expectation() == Some(false)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// An `expect` entry naming no model being run and no built-in model is almost surely a typo.
+fn unknown_expect_models(t: &Test, models: &[tangle::model::Model]) -> Option<String> {
+    let builtin = tangle::model::Model::builtin();
+    let bad: Vec<String> = t
+        .expect
+        .iter()
+        .filter(|e| {
+            !models.iter().chain(builtin.iter()).any(|m| m.name.eq_ignore_ascii_case(&e.model))
+        })
+        .map(|e| format!("{}:{}:{}: warning: `expect` names unknown model `{}`", t.file, e.span.line, e.span.col, e.model))
+        .collect();
+    (!bad.is_empty()).then(|| bad.join("\n"))
+}
+
+/// Expands directories into their `.litmus` files (sorted); reports missing paths.
+fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut error = false;
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found);
+            found.sort();
+            if found.is_empty() {
+                eprintln!("error: {}: no .litmus files in this directory", p.display());
+                error = true;
+            }
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            eprintln!("error: {}: no such file or directory", p.display());
+            error = true;
+        }
+    }
+    (out, error)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+}

@@ -1,0 +1,1041 @@
+//! The explicit-state explorer: every interleaving of semantics.md §2-§6, like TLC.
+//!
+//! States are hashed, so each is expanded once; the visited set keeps a parent pointer and the
+//! steps taken, which is all a witness trace needs. Steps that no other thread can observe
+//! (local arithmetic, independent labels and branches, a lazy op's issue, a lazy result's
+//! resolution) are taken eagerly: they commute with everything and only ever enable other
+//! steps, so exploring their interleavings adds states but no outcomes.
+//!
+//! The explorer runs every class except `symbolic`, which has no step-by-step meaning; it says
+//! so with [`ExploreError::Symbolic`].
+
+use super::trace::{At, Effect, Step};
+use crate::eval::{self, Choices, Concrete, SgInputs, UbKind};
+use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
+use crate::ir::unroll::Term;
+use crate::model::Model;
+use crate::vocab::{Class, Kind};
+use indexmap::IndexMap;
+use std::collections::BTreeMap;
+
+/// Options for one exploration.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    /// Stop (verdict `unknown`) after this many distinct states.
+    pub max_states: usize,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            max_states: 2_000_000,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum ExploreError {
+    #[error("model {0} gives subgroup ops the symbolic class, which the explorer cannot enumerate (values may justify themselves); use the SMT engine (--engine smt)")]
+    Symbolic(String),
+}
+
+/// A reference to a visited state (its index in the visited set).
+pub type StateRef = u32;
+
+/// An execution that ended without an outcome: undefined behaviour, a cut, or a deadlock.
+#[derive(Clone, Debug)]
+pub struct DeadEnd {
+    /// The last state before the failing step.
+    pub state: StateRef,
+    /// The failing step (threads, block, what was attempted).
+    pub step: Step,
+}
+
+/// Everything one exploration found.
+#[derive(Debug)]
+pub struct Exploration {
+    /// Each reachable outcome (values of the condition's observables, in order) with the
+    /// final state of one execution reaching it.
+    pub outcomes: BTreeMap<Vec<u32>, StateRef>,
+    /// Each kind of undefined behaviour reached, with a witness.
+    pub ub: BTreeMap<UbKind, DeadEnd>,
+    /// An execution cut by the loop bound, if any.
+    pub cut: Option<DeadEnd>,
+    /// A reachable state where nothing can move though some thread has not terminated (the
+    /// semantics should make this impossible outside barrier divergence; reported, not hidden).
+    pub stuck: Option<StateRef>,
+    /// The source line of a subgroup op that read an unspecified value (a shuffle from a
+    /// non-participating or out-of-range lane); the explorer then tried a finite set of values.
+    pub unspecified_read: Option<u32>,
+    /// The finite set of values tried for unspecified reads.
+    pub unspecified_domain: Vec<u32>,
+    /// Distinct states visited.
+    pub states: usize,
+    /// True when `max_states` stopped the search early.
+    pub limit_hit: bool,
+    visited: IndexMap<State, (StateRef, Vec<Step>)>,
+}
+
+impl Exploration {
+    /// The steps from the initial state to `s`.
+    pub fn trace_to(&self, s: StateRef) -> Vec<Step> {
+        let mut chunks = Vec::new();
+        let mut cur = s;
+        loop {
+            let (_, (parent, steps)) = self.visited.get_index(cur as usize).expect("valid ref");
+            chunks.push(steps.clone());
+            if cur == 0 {
+                break;
+            }
+            cur = *parent;
+        }
+        chunks.into_iter().rev().flatten().collect()
+    }
+
+    /// The full trace of a dead end: the steps to its state, then the failing step.
+    pub fn trace_of(&self, d: &DeadEnd) -> Vec<Step> {
+        let mut t = self.trace_to(d.state);
+        t.push(d.step.clone());
+        t
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Thread {
+    block: BlockId,
+    /// 0: at the label; 1..=n: before instruction pc-1; n+1: at the terminator.
+    pc: u32,
+    done: bool,
+    regs: Vec<u32>,
+    /// Registers waiting for a lazy result: (register, lazy instance).
+    pending: Vec<(RegId, LazyKey)>,
+}
+
+/// A lazy op instance: (subgroup, block, instruction index).
+type LazyKey = (u32, BlockId, u32);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct LazyInst {
+    key: LazyKey,
+    /// Lanes that executed the op, with their arguments.
+    issued: Vec<(u32, Vec<u32>)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct State {
+    threads: Vec<Thread>,
+    mem: Vec<u32>,
+    /// Dynamic blocks (subgroup, block) where a speculative op fired while some thread was
+    /// undecided: nobody may join them any more.
+    sealed: Vec<(u32, BlockId)>,
+    lazy: Vec<LazyInst>,
+}
+
+/// What a transition attempt produced.
+enum Outcome {
+    Next(State, Vec<Step>),
+    Dead(DeadKind, Step),
+    /// Failed speculation: not an execution at all.
+    Pruned,
+}
+
+enum DeadKind {
+    Ub(UbKind),
+    Cut,
+}
+
+/// What the next step of a thread is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pos {
+    Label,
+    Instr(u32),
+    Term,
+}
+
+struct Explorer<'p> {
+    prog: &'p Program,
+    model: &'p Model,
+    domain: Vec<u32>,
+    unspecified_read: Option<u32>,
+}
+
+/// Explores every execution of `prog` under `model`.
+pub fn explore(
+    prog: &Program,
+    model: &Model,
+    opts: &ExploreOptions,
+) -> Result<Exploration, ExploreError> {
+    if model.class(Kind::Sgop) == Class::Symbolic {
+        return Err(ExploreError::Symbolic(model.name.clone()));
+    }
+    let mut ex = Explorer {
+        prog,
+        model,
+        domain: unspecified_domain(prog),
+        unspecified_read: None,
+    };
+    let init = State {
+        threads: (0..prog.layout.threads)
+            .map(|_| Thread {
+                block: prog.entry,
+                pc: 0,
+                done: false,
+                regs: vec![0; prog.regs.len()],
+                pending: Vec::new(),
+            })
+            .collect(),
+        mem: prog.initial_memory(),
+        sealed: Vec::new(),
+        lazy: Vec::new(),
+    };
+    let mut result = Exploration {
+        outcomes: BTreeMap::new(),
+        ub: BTreeMap::new(),
+        cut: None,
+        stuck: None,
+        unspecified_read: None,
+        unspecified_domain: ex.domain.clone(),
+        states: 0,
+        limit_hit: false,
+        visited: IndexMap::new(),
+    };
+    // The initial state itself is normalised (eager steps) before exploration.
+    let mut roots = Vec::new();
+    ex.normalize(init, Vec::new(), &mut roots);
+    let mut root_state = None;
+    for o in roots {
+        match o {
+            Outcome::Next(s, steps) => {
+                if root_state.is_none() {
+                    result.visited.insert(s, (0, steps));
+                    root_state = Some(());
+                }
+            }
+            Outcome::Dead(kind, step) => {
+                // Dead before the first real choice: record with an empty prefix state.
+                let st = State {
+                    threads: Vec::new(),
+                    mem: Vec::new(),
+                    sealed: Vec::new(),
+                    lazy: Vec::new(),
+                };
+                let idx = result.visited.len() as StateRef;
+                result.visited.insert(st, (idx, Vec::new()));
+                record_dead(&mut result, kind, DeadEnd { state: idx, step });
+            }
+            Outcome::Pruned => {}
+        }
+    }
+    let mut i = 0;
+    while i < result.visited.len() {
+        if result.visited.len() >= opts.max_states {
+            result.limit_hit = true;
+            break;
+        }
+        let state = result.visited.get_index(i).expect("in range").0.clone();
+        if state.threads.is_empty() {
+            i += 1;
+            continue;
+        }
+        let here = i as StateRef;
+        if state.threads.iter().all(|t| t.done) {
+            let values = ex.observe(&state);
+            result.outcomes.entry(values).or_insert(here);
+            i += 1;
+            continue;
+        }
+        if let Some(step) = ex.barrier_divergence(&state) {
+            if ex.speculation_confirmed(&state) {
+                record_dead(
+                    &mut result,
+                    DeadKind::Ub(UbKind::BarrierDivergence),
+                    DeadEnd { state: here, step },
+                );
+            }
+            i += 1;
+            continue;
+        }
+        let succs = ex.successors(&state);
+        if succs.is_empty() && result.stuck.is_none() {
+            result.stuck = Some(here);
+        }
+        for o in succs {
+            match o {
+                Outcome::Next(s, steps) => {
+                    if !result.visited.contains_key(&s) {
+                        result.visited.insert(s, (here, steps));
+                    }
+                }
+                Outcome::Dead(kind, step) => {
+                    if ex.speculation_confirmed(&state) {
+                        record_dead(&mut result, kind, DeadEnd { state: here, step });
+                    }
+                }
+                Outcome::Pruned => {}
+            }
+        }
+        i += 1;
+    }
+    result.states = result.visited.len();
+    result.unspecified_read = ex.unspecified_read;
+    Ok(result)
+}
+
+fn record_dead(r: &mut Exploration, kind: DeadKind, d: DeadEnd) {
+    match kind {
+        DeadKind::Ub(k) => {
+            r.ub.entry(k).or_insert(d);
+        }
+        DeadKind::Cut => {
+            r.cut.get_or_insert(d);
+        }
+    }
+}
+
+/// Values tried for an unspecified read: 0, 1 and every literal of the program and condition.
+fn unspecified_domain(prog: &Program) -> Vec<u32> {
+    fn lits(e: &Expr, out: &mut Vec<u32>) {
+        match e {
+            Expr::Lit(v) => out.push(*v),
+            Expr::Reg(_) | Expr::Builtin(_) => {}
+            Expr::Unary(_, a) => lits(a, out),
+            Expr::Binary(_, a, b) => {
+                lits(a, out);
+                lits(b, out);
+            }
+            Expr::Ternary(a, b, c) => {
+                lits(a, out);
+                lits(b, out);
+                lits(c, out);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| lits(a, out)),
+        }
+    }
+    fn prop_lits(p: &crate::ir::Prop, out: &mut Vec<u32>) {
+        use crate::ir::{Prop, PropTerm};
+        match p {
+            Prop::Const(_) => {}
+            Prop::Not(a) => prop_lits(a, out),
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                prop_lits(a, out);
+                prop_lits(b, out);
+            }
+            Prop::Cmp(_, a, b) => {
+                for t in [a, b] {
+                    if let PropTerm::Lit(v) = t {
+                        out.push(*v);
+                    }
+                }
+            }
+            Prop::Truthy(PropTerm::Lit(v)) => out.push(*v),
+            Prop::Truthy(_) => {}
+        }
+    }
+    let mut out = vec![0, 1];
+    prop_lits(&prog.prop, &mut out);
+    for b in &prog.blocks {
+        for i in &b.instrs {
+            match &i.op {
+                Op::Local { value, .. } => lits(value, &mut out),
+                Op::Store { value, .. } => lits(value, &mut out),
+                Op::SgOp { args, .. } | Op::Atomic { args, .. } => {
+                    args.iter().for_each(|a| lits(a, &mut out))
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.truncate(12);
+    out
+}
+
+impl<'p> Explorer<'p> {
+    fn pos(&self, t: &Thread) -> Pos {
+        let n = self.prog.blocks[t.block as usize].instrs.len() as u32;
+        match t.pc {
+            0 => Pos::Label,
+            p if p <= n => Pos::Instr(p - 1),
+            _ => Pos::Term,
+        }
+    }
+
+    fn kind_at(&self, t: &Thread) -> Kind {
+        match self.pos(t) {
+            Pos::Label => Kind::Label,
+            Pos::Term => Kind::Branch,
+            Pos::Instr(i) => self.prog.blocks[t.block as usize].instrs[i as usize].op.kind(),
+        }
+    }
+
+    fn sg(&self, tid: usize) -> u32 {
+        self.prog.layout.subgroup_of(tid as u32)
+    }
+
+    /// Is some thread of subgroup `sg` undecided for block `b` (semantics.md §2)?
+    fn undecided(&self, s: &State, sg: u32, b: BlockId) -> bool {
+        self.prog.layout.subgroup_threads(sg).any(|u| {
+            let t = &s.threads[u as usize];
+            !t.done && t.block != b && self.prog.reaches(t.block, b)
+        })
+    }
+
+    /// Threads of subgroup `sg` currently in block `b` (those of T(db) that have not left).
+    fn members(&self, s: &State, sg: u32, b: BlockId) -> Vec<usize> {
+        self.prog
+            .layout
+            .subgroup_threads(sg)
+            .map(|u| u as usize)
+            .filter(|&u| !s.threads[u].done && s.threads[u].block == b)
+            .collect()
+    }
+
+    /// Registers the next step of `t` reads.
+    fn reads(&self, t: &Thread) -> Vec<RegId> {
+        let b = &self.prog.blocks[t.block as usize];
+        match self.pos(t) {
+            Pos::Label => vec![],
+            Pos::Instr(i) => b.instrs[i as usize].op.reads(),
+            Pos::Term => {
+                let mut v = Vec::new();
+                if let Term::Branch { cond, .. } = &b.term {
+                    cond.regs(&mut v);
+                }
+                v
+            }
+        }
+    }
+
+    /// A Lazy thread blocks when its next step reads a pending register.
+    fn blocked(&self, t: &Thread) -> bool {
+        !t.pending.is_empty() && self.reads(t).iter().any(|r| t.pending.iter().any(|p| p.0 == *r))
+    }
+
+    fn observe(&self, s: &State) -> Vec<u32> {
+        self.prog
+            .observables
+            .iter()
+            .map(|o| match o {
+                crate::ir::Observable::Reg { thread, reg } => {
+                    s.threads[*thread as usize].regs[*reg as usize]
+                }
+                crate::ir::Observable::Mem { cell } => s.mem[*cell as usize],
+            })
+            .collect()
+    }
+
+    /// Every speculation that fired is confirmed: nobody is still undecided for a sealed block.
+    fn speculation_confirmed(&self, s: &State) -> bool {
+        s.sealed.iter().all(|&(sg, b)| !self.undecided(s, sg, b))
+    }
+
+    /// Workgroup barrier divergence: every thread of a workgroup has terminated or waits at a
+    /// workgroup barrier, some wait, and they do not all wait at the same barrier instance.
+    fn barrier_divergence(&self, s: &State) -> Option<Step> {
+        let lay = &self.prog.layout;
+        for wg in 0..lay.threads / lay.workgroup {
+            let mut waiting = Vec::new();
+            let mut all_stopped = true;
+            let mut any_done = false;
+            for u in lay.workgroup_threads(wg) {
+                let t = &s.threads[u as usize];
+                if t.done {
+                    any_done = true;
+                } else if self.at_wg_barrier(t) {
+                    waiting.push(u);
+                } else {
+                    all_stopped = false;
+                }
+            }
+            if !all_stopped || waiting.is_empty() {
+                continue;
+            }
+            let first = &s.threads[waiting[0] as usize];
+            let same = waiting.iter().all(|&u| {
+                let t = &s.threads[u as usize];
+                t.block == first.block && t.pc == first.pc
+            });
+            if any_done || !same {
+                return Some(Step {
+                    threads: waiting.clone(),
+                    block: first.block,
+                    at: At::Instr(first.pc - 1),
+                    effects: vec![Effect::Ub(UbKind::BarrierDivergence)],
+                });
+            }
+        }
+        None
+    }
+
+    fn at_wg_barrier(&self, t: &Thread) -> bool {
+        matches!(self.pos(t), Pos::Instr(i)
+            if matches!(self.prog.blocks[t.block as usize].instrs[i as usize].op, Op::WorkgroupBarrier))
+    }
+
+    /// Is the next step of thread `u` one to take eagerly (invisible to every other thread)?
+    fn eager(&self, s: &State, u: usize) -> bool {
+        let t = &s.threads[u];
+        if t.done || self.blocked(t) {
+            return false;
+        }
+        let kind = self.kind_at(t);
+        match (kind, self.model.class(kind)) {
+            (Kind::Local, _) => true,
+            (Kind::Label | Kind::Branch, Class::Independent) => true,
+            (Kind::Sgop, Class::Lazy) => true,
+            _ => false,
+        }
+    }
+
+    /// Takes eager steps until none is left; pushes the resulting outcomes.
+    fn normalize(&mut self, mut s: State, mut steps: Vec<Step>, out: &mut Vec<Outcome>) {
+        loop {
+            if let Some(key) = self.resolvable(&s) {
+                let results = self.with_choices(|ex, ch| ex.resolve(s.clone(), key, ch));
+                if results.len() == 1 {
+                    if let Outcome::Next(ns, st) = results.into_iter().next().expect("one") {
+                        s = ns;
+                        steps.extend(st);
+                        continue;
+                    }
+                    unreachable!("resolution only yields states");
+                }
+                for r in results {
+                    if let Outcome::Next(ns, st) = r {
+                        let mut all = steps.clone();
+                        all.extend(st);
+                        self.normalize(ns, all, out);
+                    }
+                }
+                return;
+            }
+            let Some(u) = (0..s.threads.len()).find(|&u| self.eager(&s, u)) else {
+                out.push(Outcome::Next(s, steps));
+                return;
+            };
+            match self.single(s, u) {
+                Outcome::Next(ns, st) => {
+                    s = ns;
+                    steps.extend(st);
+                }
+                Outcome::Dead(k, step) => {
+                    out.push(Outcome::Dead(k, step));
+                    return;
+                }
+                Outcome::Pruned => return,
+            }
+        }
+    }
+
+    /// Runs `f` once per vector of choices for unspecified values.
+    fn with_choices(
+        &mut self,
+        mut f: impl FnMut(&mut Self, &mut Choices) -> Outcome,
+    ) -> Vec<Outcome> {
+        let mut ch = Choices::new(self.domain.clone());
+        let mut out = Vec::new();
+        loop {
+            ch.start();
+            out.push(f(self, &mut ch));
+            if !ch.advance() {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Every successor of a normalised state.
+    fn successors(&mut self, s: &State) -> Vec<Outcome> {
+        let mut raw = Vec::new();
+        let mut groups_done: Vec<(u32, BlockId, u32)> = Vec::new();
+        for u in 0..s.threads.len() {
+            let t = &s.threads[u];
+            if t.done || self.blocked(t) {
+                continue;
+            }
+            let kind = self.kind_at(t);
+            let class = self.model.class(kind);
+            let sg = self.sg(u);
+            if self.at_wg_barrier(t) {
+                if let Some(o) = self.wg_barrier(s, u) {
+                    raw.push(o);
+                }
+                continue;
+            }
+            match class {
+                Class::Independent => raw.push(self.single(s.clone(), u)),
+                Class::Synchronous => {
+                    let ok = !self.undecided(s, sg, t.block)
+                        && self
+                            .members(s, sg, t.block)
+                            .iter()
+                            .all(|&m| s.threads[m].pc >= t.pc);
+                    if ok {
+                        raw.push(self.single(s.clone(), u));
+                    }
+                }
+                Class::Collective | Class::Speculative => {
+                    let key = (sg, t.block, t.pc);
+                    if groups_done.contains(&key) {
+                        continue;
+                    }
+                    groups_done.push(key);
+                    let members = self.members(s, sg, t.block);
+                    let aligned = members
+                        .iter()
+                        .all(|&m| s.threads[m].pc == t.pc && !self.blocked(&s.threads[m]));
+                    let undecided = self.undecided(s, sg, t.block);
+                    if aligned && (class == Class::Speculative || !undecided) {
+                        let seal = undecided;
+                        raw.extend(self.with_choices(|ex, ch| {
+                            ex.group(s.clone(), sg, &members, seal, ch)
+                        }));
+                    }
+                }
+                Class::Lazy => raw.push(self.single(s.clone(), u)),
+                Class::Symbolic => unreachable!("rejected before exploring"),
+            }
+        }
+        let mut out = Vec::new();
+        for o in raw {
+            match o {
+                Outcome::Next(ns, steps) => self.normalize(ns, steps, &mut out),
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    fn builtins(&self, tid: usize) -> impl Fn(crate::vocab::Builtin) -> u32 + '_ {
+        let lay = self.prog.layout;
+        move |b| lay.builtin(b, tid as u32)
+    }
+
+    /// Evaluates an expression for thread `u`; `Err` on undefined behaviour.
+    fn eval(&self, s: &State, u: usize, e: &Expr, ch: &mut Choices) -> Result<u32, UbKind> {
+        let b = self.builtins(u);
+        let mut d = Concrete {
+            regs: &s.threads[u].regs,
+            builtins: &b,
+            ub: None,
+            choices: ch,
+        };
+        let v = eval::eval(&mut d, e);
+        match d.ub {
+            Some(k) => Err(k),
+            None => Ok(v),
+        }
+    }
+
+    fn write_reg(t: &mut Thread, r: RegId, v: u32) {
+        t.regs[r as usize] = v;
+        t.pending.retain(|p| p.0 != r);
+    }
+
+    /// One thread's step alone (independent, synchronous, lazy issue, or an eager step).
+    fn single(&mut self, mut s: State, u: usize) -> Outcome {
+        let t = &s.threads[u];
+        let block = t.block;
+        let pos = self.pos(t);
+        let b = &self.prog.blocks[block as usize];
+        let mut ch = Choices::new(self.domain.clone());
+        let mut step = Step {
+            threads: vec![u as u32],
+            block,
+            at: match pos {
+                Pos::Label => At::Label,
+                Pos::Instr(i) => At::Instr(i),
+                Pos::Term => At::Term,
+            },
+            effects: Vec::new(),
+        };
+        match pos {
+            Pos::Label => s.threads[u].pc += 1,
+            Pos::Term => return self.branch(s, &[u], step, &mut ch),
+            Pos::Instr(i) => {
+                let op = &b.instrs[i as usize].op;
+                match op {
+                    Op::Local { dst, value } => match self.eval(&s, u, value, &mut ch) {
+                        Ok(v) => {
+                            Self::write_reg(&mut s.threads[u], *dst, v);
+                            step.effects.push(Effect::Reg {
+                                thread: u as u32,
+                                reg: *dst,
+                                value: v,
+                            });
+                        }
+                        Err(k) => return ub(step, k),
+                    },
+                    Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
+                        let acc = match self.access(&s, u, op, &mut ch) {
+                            Ok(a) => a,
+                            Err(k) => return ub(step, k),
+                        };
+                        self.perform(&mut s, u, op, &acc, &mut step);
+                    }
+                    Op::SgOp { dst, args, .. } => {
+                        // Lazy issue: record the arguments, leave the result pending.
+                        let mut vals = Vec::new();
+                        for a in args {
+                            match self.eval(&s, u, a, &mut ch) {
+                                Ok(v) => vals.push(v),
+                                Err(k) => return ub(step, k),
+                            }
+                        }
+                        let key = (self.sg(u), block, i);
+                        let lane = self.prog.layout.lane(u as u32);
+                        match s.lazy.iter_mut().find(|l| l.key == key) {
+                            Some(l) => l.issued.push((lane, vals)),
+                            None => {
+                                s.lazy.push(LazyInst {
+                                    key,
+                                    issued: vec![(lane, vals)],
+                                });
+                                s.lazy.sort_by_key(|l| l.key);
+                            }
+                        }
+                        let t = &mut s.threads[u];
+                        t.pending.retain(|p| p.0 != *dst);
+                        t.pending.push((*dst, key));
+                        step.effects.push(Effect::Pending {
+                            thread: u as u32,
+                            reg: *dst,
+                        });
+                    }
+                    Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                }
+                s.threads[u].pc += 1;
+            }
+        }
+        Outcome::Next(s, vec![step])
+    }
+
+    /// Branch steps for `threads` (one thread, or a collective group), each to its own target.
+    fn branch(&mut self, mut s: State, threads: &[usize], mut step: Step, ch: &mut Choices) -> Outcome {
+        let block = s.threads[threads[0]].block;
+        let term = &self.prog.blocks[block as usize].term;
+        for &u in threads {
+            let target = match term {
+                Term::Return => {
+                    s.threads[u].done = true;
+                    step.effects.push(Effect::Done { thread: u as u32 });
+                    continue;
+                }
+                Term::Jump(t) => *t,
+                Term::Branch {
+                    cond,
+                    then_to,
+                    else_to,
+                } => match self.eval(&s, u, cond, ch) {
+                    Ok(v) if v != 0 => *then_to,
+                    Ok(_) => *else_to,
+                    Err(k) => return ub(step, k),
+                },
+            };
+            step.effects.push(Effect::Goto {
+                thread: u as u32,
+                target,
+            });
+            match target {
+                Target::Cut => return Outcome::Dead(DeadKind::Cut, step),
+                Target::Block(nb) => {
+                    if s.sealed.contains(&(self.sg(u), nb)) {
+                        return Outcome::Pruned;
+                    }
+                    let t = &mut s.threads[u];
+                    t.block = nb;
+                    t.pc = 0;
+                }
+            }
+        }
+        Outcome::Next(s, vec![step])
+    }
+
+    /// A collective (or speculative) step of `members`, all at the same position.
+    fn group(&mut self, mut s: State, sg: u32, members: &[usize], seal: bool, ch: &mut Choices) -> Outcome {
+        let t0 = &s.threads[members[0]];
+        let block = t0.block;
+        let pos = self.pos(t0);
+        let mut step = Step {
+            threads: members.iter().map(|&m| m as u32).collect(),
+            block,
+            at: match pos {
+                Pos::Label => At::Label,
+                Pos::Instr(i) => At::Instr(i),
+                Pos::Term => At::Term,
+            },
+            effects: Vec::new(),
+        };
+        match pos {
+            Pos::Label => members.iter().for_each(|&m| s.threads[m].pc += 1),
+            Pos::Term => return self.branch(s, members, step, ch),
+            Pos::Instr(i) => {
+                let op = &self.prog.blocks[block as usize].instrs[i as usize].op;
+                match op {
+                    Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
+                        // Collective memory: one atomic step, accesses in an unspecified order
+                        // (the order is chosen like an unspecified value).
+                        let mut accs = Vec::new();
+                        for &m in members {
+                            match self.access(&s, m, op, ch) {
+                                Ok(a) => accs.push((m, a)),
+                                Err(k) => return ub(step, k),
+                            }
+                        }
+                        let order = self.collective_order(op, accs, ch);
+                        for (m, a) in order {
+                            self.perform(&mut s, m, op, &a, &mut step);
+                        }
+                    }
+                    Op::SgOp { dst, op: sgop, args } => {
+                        let n = self.prog.layout.subgroup as usize;
+                        let mut present = vec![false; n];
+                        let mut argv = vec![vec![0u32; args.len()]; n];
+                        let base = (sg * self.prog.layout.subgroup) as usize;
+                        for &m in members {
+                            let lane = m - base;
+                            present[lane] = true;
+                            for (k, a) in args.iter().enumerate() {
+                                match self.eval(&s, m, a, ch) {
+                                    Ok(v) => argv[lane][k] = v,
+                                    Err(k) => return ub(step, k),
+                                }
+                            }
+                        }
+                        let results = self.sg_results(*sgop, &present, &argv, members, base, ch, i);
+                        for (&m, v) in members.iter().zip(results) {
+                            Self::write_reg(&mut s.threads[m], *dst, v);
+                            step.effects.push(Effect::Reg {
+                                thread: m as u32,
+                                reg: *dst,
+                                value: v,
+                            });
+                        }
+                        if seal {
+                            s.sealed.push((sg, block));
+                            s.sealed.sort_unstable();
+                            step.effects.push(Effect::Speculated);
+                        }
+                    }
+                    Op::Local { .. } | Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                }
+                members.iter().for_each(|&m| s.threads[m].pc += 1);
+            }
+        }
+        Outcome::Next(s, vec![step])
+    }
+
+    /// The results of a subgroup op for `members` (the rule itself lives in `eval`).
+    #[allow(clippy::too_many_arguments)]
+    fn sg_results(
+        &mut self,
+        op: crate::vocab::SgOp,
+        present: &[bool],
+        argv: &[Vec<u32>],
+        members: &[usize],
+        base: usize,
+        ch: &mut Choices,
+        instr: u32,
+    ) -> Vec<u32> {
+        let before = ch.used;
+        let mut out = Vec::new();
+        for &m in members {
+            let b = self.builtins(m);
+            let regs: Vec<u32> = Vec::new();
+            let mut d = Concrete {
+                regs: &regs,
+                builtins: &b,
+                ub: None,
+                choices: ch,
+            };
+            let inp = SgInputs::<Concrete> {
+                members: present,
+                args: argv,
+            };
+            out.push(eval::sgop_result(&mut d, op, &inp, (m - base) as u32));
+        }
+        if ch.used > before && self.unspecified_read.is_none() {
+            let _ = instr;
+            self.unspecified_read = Some(instr);
+        }
+        out
+    }
+
+    /// Lazy resolution: every thread of T(db) issued the op and nobody is undecided.
+    fn resolvable(&self, s: &State) -> Option<LazyKey> {
+        s.lazy.iter().map(|l| l.key).find(|&(sg, b, i)| {
+            !self.undecided(s, sg, b)
+                && self
+                    .members(s, sg, b)
+                    .iter()
+                    .all(|&m| s.threads[m].pc > i + 1)
+        })
+    }
+
+    fn resolve(&mut self, mut s: State, key: LazyKey, ch: &mut Choices) -> Outcome {
+        let (sg, block, i) = key;
+        let idx = s.lazy.iter().position(|l| l.key == key).expect("present");
+        let inst = s.lazy.remove(idx);
+        let Op::SgOp { op, args, .. } = &self.prog.blocks[block as usize].instrs[i as usize].op
+        else {
+            unreachable!("lazy instances are subgroup ops")
+        };
+        let n = self.prog.layout.subgroup as usize;
+        let mut present = vec![false; n];
+        let mut argv = vec![vec![0u32; args.len()]; n];
+        for (lane, vals) in &inst.issued {
+            present[*lane as usize] = true;
+            argv[*lane as usize] = vals.clone();
+        }
+        let base = (sg * self.prog.layout.subgroup) as usize;
+        let members: Vec<usize> = inst.issued.iter().map(|(l, _)| base + *l as usize).collect();
+        let results = self.sg_results(*op, &present, &argv, &members, base, ch, i);
+        let mut step = Step {
+            threads: members.iter().map(|&m| m as u32).collect(),
+            block,
+            at: At::Resolve(i),
+            effects: Vec::new(),
+        };
+        for (&m, v) in members.iter().zip(results) {
+            let t = &mut s.threads[m];
+            if let Some(p) = t.pending.iter().position(|p| p.1 == key) {
+                let reg = t.pending.remove(p).0;
+                t.regs[reg as usize] = v;
+                step.effects.push(Effect::Reg {
+                    thread: m as u32,
+                    reg,
+                    value: v,
+                });
+            }
+        }
+        Outcome::Next(s, vec![step])
+    }
+
+    /// The memory cell and values of a thread's access, or the undefined behaviour it hits.
+    fn access(&self, s: &State, u: usize, op: &Op, ch: &mut Choices) -> Result<Access, UbKind> {
+        let (loc, vals): (_, Vec<&Expr>) = match op {
+            Op::Load { loc, .. } => (loc, vec![]),
+            Op::Store { loc, value } => (loc, vec![value]),
+            Op::Atomic { loc, args, .. } => (loc, args.iter().collect()),
+            _ => unreachable!("memory ops only"),
+        };
+        let idx = self.eval(s, u, &loc.index, ch)?;
+        let mut values = Vec::new();
+        for v in vals {
+            values.push(self.eval(s, u, v, ch)?);
+        }
+        let g = &self.prog.globals[loc.global as usize];
+        if idx >= g.len {
+            return Err(UbKind::OutOfBounds);
+        }
+        Ok(Access {
+            cell: g.base + idx,
+            values,
+        })
+    }
+
+    fn perform(&self, s: &mut State, u: usize, op: &Op, a: &Access, step: &mut Step) {
+        let cell = a.cell as usize;
+        match op {
+            Op::Load { dst, .. } => {
+                let v = s.mem[cell];
+                Self::write_reg(&mut s.threads[u], *dst, v);
+                step.effects.push(Effect::Read {
+                    thread: u as u32,
+                    reg: *dst,
+                    cell: a.cell,
+                    value: v,
+                });
+            }
+            Op::Store { .. } => {
+                s.mem[cell] = a.values[0];
+                step.effects.push(Effect::Write {
+                    thread: u as u32,
+                    cell: a.cell,
+                    value: a.values[0],
+                });
+            }
+            Op::Atomic { dst, op, .. } => {
+                let old = s.mem[cell];
+                let new = op.apply(old, &a.values);
+                s.mem[cell] = new;
+                if let Some(d) = dst {
+                    Self::write_reg(&mut s.threads[u], *d, old);
+                }
+                step.effects.push(Effect::Rmw {
+                    thread: u as u32,
+                    cell: a.cell,
+                    old,
+                    new,
+                });
+            }
+            _ => unreachable!("memory ops only"),
+        }
+    }
+
+    /// The order of a collective memory step's accesses, chosen through `ch`: loads need no
+    /// order (they read one state); otherwise every permutation is a choice.
+    fn collective_order(
+        &self,
+        op: &Op,
+        accs: Vec<(usize, Access)>,
+        ch: &mut Choices,
+    ) -> Vec<(usize, Access)> {
+        if matches!(op, Op::Load { .. }) || accs.len() < 2 {
+            return accs;
+        }
+        // Pick a permutation one position at a time (a choice among the remaining accesses).
+        let mut rest = accs;
+        let mut out = Vec::new();
+        while rest.len() > 1 {
+            let k = ch.pick(rest.len());
+            out.push(rest.remove(k));
+        }
+        out.extend(rest);
+        out
+    }
+
+    /// A workgroup barrier: when every thread of the workgroup waits at this same instance,
+    /// they pass it together.
+    fn wg_barrier(&self, s: &State, u: usize) -> Option<Outcome> {
+        let lay = &self.prog.layout;
+        let all: Vec<usize> = lay
+            .workgroup_threads(lay.workgroup_of(u as u32))
+            .map(|x| x as usize)
+            .collect();
+        let t = &s.threads[u];
+        // Generated once, from the workgroup's first thread, when everyone waits here.
+        if u != all[0] || !all.iter().all(|&m| !s.threads[m].done && self.same_pos(&s.threads[m], t)) {
+            return None;
+        }
+        let Pos::Instr(i) = self.pos(t) else {
+            unreachable!("at a barrier")
+        };
+        let mut ns = s.clone();
+        all.iter().for_each(|&m| ns.threads[m].pc += 1);
+        Some(Outcome::Next(
+            ns,
+            vec![Step {
+                threads: all.iter().map(|&m| m as u32).collect(),
+                block: t.block,
+                at: At::Instr(i),
+                effects: Vec::new(),
+            }],
+        ))
+    }
+
+    fn same_pos(&self, a: &Thread, b: &Thread) -> bool {
+        a.block == b.block && a.pc == b.pc
+    }
+}
+
+struct Access {
+    cell: u32,
+    values: Vec<u32>,
+}
+
+fn ub(mut step: Step, k: UbKind) -> Outcome {
+    step.effects.push(Effect::Ub(k));
+    Outcome::Dead(DeadKind::Ub(k), step)
+}

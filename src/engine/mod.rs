@@ -1,0 +1,3 @@
+//! Engines: given an unrolled program and a model, find the executions.
+pub mod explore;
+pub mod trace;

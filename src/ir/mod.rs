@@ -1,0 +1,245 @@
+//! The intermediate representation shared by every engine.
+//!
+//! Two stages: [`cfg`] lowers the AST into a structured control-flow graph (SPIR-V style:
+//! selection merges, loop headers, continue targets, loop merges) with subgroup ops hoisted out
+//! of expressions; [`unroll`] turns it into a DAG of *block instances* (static block + loop
+//! iteration vector), which, paired with a subgroup, are exactly the dynamic blocks of
+//! semantics.md §2.
+//!
+//! Architecture invariant: the IR knows nothing about models, interleavings or Z3.
+
+pub mod cfg;
+pub mod unroll;
+
+use crate::syntax::Span;
+use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, LocalFn, SgOp, UnOp};
+
+pub use unroll::{unroll, BlockId, Program, Target, UnrollError};
+
+/// Index of a register (per thread). Registers named by the user and hidden temporaries share
+/// one numbering.
+pub type RegId = u32;
+/// Index of a global variable.
+pub type GlobalId = u32;
+
+/// A side-effect-free expression over registers, literals and built-ins. Subgroup ops were
+/// hoisted into [`Op::SgOp`] instructions, so evaluating an `Expr` is always a local step.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Lit(u32),
+    Reg(RegId),
+    Builtin(Builtin),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    Call(LocalFn, Vec<Expr>),
+}
+
+impl Expr {
+    /// Registers this expression reads (a Lazy thread blocks on a pending one).
+    pub fn regs(&self, out: &mut Vec<RegId>) {
+        match self {
+            Expr::Lit(_) | Expr::Builtin(_) => {}
+            Expr::Reg(r) => out.push(*r),
+            Expr::Unary(_, a) => a.regs(out),
+            Expr::Binary(_, a, b) => {
+                a.regs(out);
+                b.regs(out);
+            }
+            Expr::Ternary(a, b, c) => {
+                a.regs(out);
+                b.regs(out);
+                c.regs(out);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.regs(out)),
+        }
+    }
+}
+
+/// A memory location: a global and an index expression (`Lit(0)` for a scalar).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub global: GlobalId,
+    pub index: Expr,
+}
+
+/// One instruction inside a block (labels and terminators are implicit in [`unroll::Block`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `dst = value` (kind local).
+    Local { dst: RegId, value: Expr },
+    /// `dst = loc` (kind memory).
+    Load { dst: RegId, loc: Loc },
+    /// `loc = value` (kind memory).
+    Store { loc: Loc, value: Expr },
+    /// `dst = atomicOp(loc, args...)`, returning the old value (kind memory).
+    Atomic {
+        dst: Option<RegId>,
+        op: AtomicOp,
+        loc: Loc,
+        args: Vec<Expr>,
+    },
+    /// `dst = subgroupOp(args...)` (kind sgop).
+    SgOp {
+        dst: RegId,
+        op: SgOp,
+        args: Vec<Expr>,
+    },
+    /// `subgroupBarrier()` (kind barrier, over the dynamic block).
+    SubgroupBarrier,
+    /// `barrier()` (kind barrier, over the whole workgroup).
+    WorkgroupBarrier,
+}
+
+impl Op {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Op::Local { .. } => Kind::Local,
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => Kind::Memory,
+            Op::SgOp { .. } => Kind::Sgop,
+            Op::SubgroupBarrier | Op::WorkgroupBarrier => Kind::Barrier,
+        }
+    }
+
+    /// Registers read by the instruction (values, addresses).
+    pub fn reads(&self) -> Vec<RegId> {
+        let mut out = Vec::new();
+        match self {
+            Op::Local { value, .. } => value.regs(&mut out),
+            Op::Load { loc, .. } => loc.index.regs(&mut out),
+            Op::Store { loc, value } => {
+                loc.index.regs(&mut out);
+                value.regs(&mut out);
+            }
+            Op::Atomic { loc, args, .. } => {
+                loc.index.regs(&mut out);
+                args.iter().for_each(|a| a.regs(&mut out));
+            }
+            Op::SgOp { args, .. } => args.iter().for_each(|a| a.regs(&mut out)),
+            Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+        }
+        out
+    }
+
+    /// The register the instruction writes, if any.
+    pub fn writes(&self) -> Option<RegId> {
+        match self {
+            Op::Local { dst, .. } | Op::Load { dst, .. } | Op::SgOp { dst, .. } => Some(*dst),
+            Op::Atomic { dst, .. } => *dst,
+            _ => None,
+        }
+    }
+}
+
+/// An instruction with the source position it came from (for witnesses).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Instr {
+    pub op: Op,
+    pub span: Span,
+}
+
+/// A register's name; hidden temporaries (sgop results inside expressions) start with `$`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegInfo {
+    pub name: String,
+    pub hidden: bool,
+}
+
+/// A global variable laid out in flat memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalInfo {
+    pub name: String,
+    /// First cell in flat memory.
+    pub base: u32,
+    /// Number of cells.
+    pub len: u32,
+    pub is_array: bool,
+    pub init: Vec<u32>,
+}
+
+/// Thread layout of a test: which subgroup and workgroup each invocation belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub threads: u32,
+    pub subgroup: u32,
+    pub workgroup: u32,
+}
+
+impl Layout {
+    pub fn lane(&self, tid: u32) -> u32 {
+        tid % self.subgroup
+    }
+    /// Global subgroup index: dynamic blocks are keyed by it.
+    pub fn subgroup_of(&self, tid: u32) -> u32 {
+        tid / self.subgroup
+    }
+    pub fn workgroup_of(&self, tid: u32) -> u32 {
+        tid / self.workgroup
+    }
+    pub fn subgroups(&self) -> u32 {
+        self.threads / self.subgroup
+    }
+    /// Threads of global subgroup `sg`, in lane order.
+    pub fn subgroup_threads(&self, sg: u32) -> std::ops::Range<u32> {
+        sg * self.subgroup..(sg + 1) * self.subgroup
+    }
+    pub fn workgroup_threads(&self, wg: u32) -> std::ops::Range<u32> {
+        wg * self.workgroup..(wg + 1) * self.workgroup
+    }
+    /// The value of a built-in for thread `tid`.
+    pub fn builtin(&self, b: Builtin, tid: u32) -> u32 {
+        match b {
+            Builtin::Lane => self.lane(tid),
+            Builtin::Tid => tid,
+            Builtin::Lid => tid % self.workgroup,
+            Builtin::Sgid => (tid % self.workgroup) / self.subgroup,
+            Builtin::Wgid => tid / self.workgroup,
+            Builtin::Sgsize => self.subgroup,
+        }
+    }
+}
+
+/// A value named by the final condition, resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Observable {
+    Reg { thread: u32, reg: RegId },
+    Mem { cell: u32 },
+}
+
+/// The final condition's proposition over observables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    Const(bool),
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+    /// Comparison (an operator of `BinOp::{Eq, Ne, Lt, Le, Gt, Ge}`).
+    Cmp(BinOp, PropTerm, PropTerm),
+    Truthy(PropTerm),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PropTerm {
+    Lit(u32),
+    Obs(usize),
+}
+
+impl Prop {
+    /// Evaluates the proposition given the values of the observables.
+    pub fn eval(&self, values: &[u32]) -> bool {
+        let term = |t: &PropTerm| match t {
+            PropTerm::Lit(v) => *v,
+            PropTerm::Obs(i) => values[*i],
+        };
+        match self {
+            Prop::Const(b) => *b,
+            Prop::Not(p) => !p.eval(values),
+            Prop::And(a, b) => a.eval(values) && b.eval(values),
+            Prop::Or(a, b) => a.eval(values) || b.eval(values),
+            Prop::Cmp(op, a, b) => crate::eval::concrete_binop(*op, term(a), term(b))
+                .map(|v| v != 0)
+                .unwrap_or(false),
+            Prop::Truthy(a) => term(a) != 0,
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Models as data: each model is a file in `encodings/` giving every modelled instruction kind
+//! its execution class (semantics.md §3-§4). Engines ask a [`Model`] for classes and never
+//! look at its name.
+
+use crate::vocab::{Class, Kind};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// An execution model: a class for each instruction kind.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Model {
+    pub name: String,
+    pub description: String,
+    classes: BTreeMap<Kind, Class>,
+}
+
+impl Model {
+    /// The class of an instruction kind. Barriers are collective and local arithmetic is
+    /// independent in every model (semantics.md §3).
+    pub fn class(&self, kind: Kind) -> Class {
+        match kind {
+            Kind::Barrier => Class::Collective,
+            Kind::Local => Class::Independent,
+            k => self.classes[&k],
+        }
+    }
+
+    /// Builds a model from a class per modelled kind (used by generators and tests).
+    pub fn new(name: &str, classes: [(Kind, Class); 4]) -> Result<Model, ModelError> {
+        let file = ModelFile {
+            name: name.to_string(),
+            description: String::new(),
+            classes: classes
+                .iter()
+                .map(|(k, c)| (k.name().to_string(), c.name().to_string()))
+                .collect(),
+        };
+        Model::from_file(file, "<inline>")
+    }
+
+    /// Parses a model file's text.
+    pub fn parse(text: &str, origin: &str) -> Result<Model, ModelError> {
+        let file: ModelFile = toml::from_str(text).map_err(|e| {
+            let (line, col) = e
+                .span()
+                .map(|s| line_col(text, s.start))
+                .unwrap_or((1, 1));
+            ModelError::Syntax {
+                origin: origin.to_string(),
+                line,
+                col,
+                message: e.message().to_string(),
+            }
+        })?;
+        Model::from_file(file, origin)
+    }
+
+    fn from_file(file: ModelFile, origin: &str) -> Result<Model, ModelError> {
+        let bad = |message: String| ModelError::Invalid {
+            origin: origin.to_string(),
+            message,
+        };
+        if file.name.trim().is_empty() {
+            return Err(bad("the model's `name` is empty".into()));
+        }
+        let mut classes = BTreeMap::new();
+        for (k, c) in &file.classes {
+            let kind = Kind::MODELLED
+                .into_iter()
+                .find(|m| m.name() == k)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "unknown instruction kind `{k}` in [classes]: expected one of label, branch, memory, sgop (barriers are always collective, local arithmetic always independent)"
+                    ))
+                })?;
+            let class = Class::ALL
+                .into_iter()
+                .find(|x| x.name() == c)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "unknown class `{c}` for `{k}`: expected one of independent, synchronous, collective, speculative, lazy, symbolic"
+                    ))
+                })?;
+            if class.sgop_only() && kind != Kind::Sgop {
+                return Err(bad(format!(
+                    "class `{c}` is only for subgroup operations (sgop), not `{k}`"
+                )));
+            }
+            classes.insert(kind, class);
+        }
+        for k in Kind::MODELLED {
+            if !classes.contains_key(&k) {
+                return Err(bad(format!("[classes] gives no class for `{k}`")));
+            }
+        }
+        Ok(Model {
+            name: file.name,
+            description: file.description,
+            classes,
+        })
+    }
+
+    /// Reads a model file from disk.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Invalid {
+            origin: origin.clone(),
+            message: format!("cannot read the model file: {e}"),
+        })?;
+        Model::parse(&text, &origin)
+    }
+
+    /// The seven models of semantics.md §4, from the files in `encodings/` (compiled in, so the
+    /// binary works from any directory), in lattice order.
+    pub fn builtin() -> Vec<Model> {
+        BUILTIN
+            .iter()
+            .map(|(file, text)| {
+                Model::parse(text, file).expect("the built-in encodings/ files are valid")
+            })
+            .collect()
+    }
+
+    /// A built-in model by name (case-insensitive).
+    pub fn by_name(name: &str) -> Option<Model> {
+        Model::builtin()
+            .into_iter()
+            .find(|m| m.name.eq_ignore_ascii_case(name))
+    }
+}
+
+const BUILTIN: [(&str, &str); 7] = [
+    ("encodings/cm.toml", include_str!("../encodings/cm.toml")),
+    ("encodings/sm.toml", include_str!("../encodings/sm.toml")),
+    ("encodings/scf.toml", include_str!("../encodings/scf.toml")),
+    ("encodings/sso.toml", include_str!("../encodings/sso.toml")),
+    ("encodings/spec.toml", include_str!("../encodings/spec.toml")),
+    ("encodings/lazy.toml", include_str!("../encodings/lazy.toml")),
+    ("encodings/symb.toml", include_str!("../encodings/symb.toml")),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFile {
+    name: String,
+    #[serde(default)]
+    description: String,
+    classes: BTreeMap<String, String>,
+}
+
+fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    (line, col)
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ModelError {
+    #[error("{origin}:{line}:{col}: invalid model file: {message}")]
+    Syntax {
+        origin: String,
+        line: u32,
+        col: u32,
+        message: String,
+    },
+    #[error("{origin}: invalid model: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_models_match_the_semantics_table() {
+        let names: Vec<String> = Model::builtin().into_iter().map(|m| m.name).collect();
+        assert_eq!(names, ["CM", "SM", "SCF", "SSO", "Spec", "Lazy", "Symb"]);
+        let sm = Model::by_name("sm").unwrap();
+        assert_eq!(sm.class(Kind::Memory), Class::Synchronous);
+        assert_eq!(sm.class(Kind::Barrier), Class::Collective);
+        assert_eq!(sm.class(Kind::Local), Class::Independent);
+    }
+
+    #[test]
+    fn bad_model_files_are_located() {
+        let e = Model::parse("name = \"X\"\n[classes]\nlabel = 3\n", "m.toml").unwrap_err();
+        assert!(matches!(e, ModelError::Syntax { line: 3, .. }), "{e}");
+        let e = Model::parse(
+            "name = \"X\"\n[classes]\nlabel = \"lazy\"\nbranch = \"independent\"\nmemory = \"independent\"\nsgop = \"lazy\"\n",
+            "m.toml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("only for subgroup operations"), "{e}");
+        let e = Model::parse("name = \"X\"\n[classes]\nlabel = \"independent\"\n", "m.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("no class for `branch`"), "{e}");
+    }
+}

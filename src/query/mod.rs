@@ -1,0 +1,424 @@
+//! Queries: the questions users ask ("is this outcome allowed under M?", "which outcomes
+//! are?"), answered by an engine and packaged as report-ready data.
+//!
+//! Architecture invariant: queries return data ([`Analysis`]); they never print. The
+//! `report` module turns it into text or JSON.
+
+use crate::engine::explore::{self, ExploreOptions, Exploration};
+use crate::engine::trace::{At, Effect, Step};
+use crate::ir::{self, Program, Target};
+use crate::model::Model;
+use crate::syntax::ast::{self, Quantifier};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// Which engine answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// The explicit-state explorer (every interleaving).
+    Explore,
+}
+
+/// Analysis options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Loop bound: each loop may run its body this many times.
+    pub unroll: u32,
+    pub engine: Engine,
+    /// Explorer state budget.
+    pub max_states: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            unroll: 8,
+            engine: Engine::Explore,
+            max_states: ExploreOptions::default().max_states,
+        }
+    }
+}
+
+impl Options {
+    pub fn with_unroll(mut self, n: u32) -> Self {
+        self.unroll = n;
+        self
+    }
+    pub fn with_engine(mut self, e: Engine) -> Self {
+        self.engine = e;
+        self
+    }
+    pub fn with_max_states(mut self, n: usize) -> Self {
+        self.max_states = n;
+        self
+    }
+}
+
+/// Is the condition's outcome reachable?
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "verdict", content = "reason")]
+pub enum Verdict {
+    Allowed,
+    Forbidden,
+    /// The analysis could not decide; the string says why (a bound, a limit, an engine).
+    Unknown(String),
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allowed",
+            Verdict::Forbidden => "forbidden",
+            Verdict::Unknown(_) => "unknown",
+        }
+    }
+    /// The `expect` spelling: allow / forbid / unknown.
+    pub fn short(&self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allow",
+            Verdict::Forbidden => "forbid",
+            Verdict::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// One rendered step of a witness trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceStep {
+    pub step: usize,
+    pub threads: Vec<u32>,
+    pub subgroup: u32,
+    /// The dynamic block: static block and iteration vector (with the subgroup).
+    pub block: String,
+    pub line: u32,
+    /// What ran: the source text of the line, or `label` / `branch` / `resolve`.
+    pub instruction: String,
+    /// What it did, e.g. `0:r = 1`, `slots[1] := 2`, `1 -> then#2`.
+    pub effects: Vec<String>,
+}
+
+/// One reachable outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeRow {
+    /// Values of the observables, in [`Analysis::observables`] order.
+    pub values: Vec<u32>,
+    /// Does it satisfy the condition's proposition?
+    pub satisfies: bool,
+}
+
+/// An execution that reached undefined behaviour.
+#[derive(Clone, Debug, Serialize)]
+pub struct UbReport {
+    pub kind: crate::eval::UbKind,
+    pub description: String,
+    pub witness: Vec<TraceStep>,
+}
+
+/// The answer for one test under one model.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    pub test: String,
+    pub file: String,
+    pub model: String,
+    pub engine: Engine,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// From the test's `expect` line, if it names this model.
+    pub expected: Option<bool>,
+    pub condition: String,
+    pub quantifier: Quantifier,
+    /// herd's Ok/No: does the whole condition hold (exists: some outcome satisfies P;
+    /// ~exists: none does; forall: all do)? `None` when the verdict is unknown.
+    pub condition_holds: Option<bool>,
+    /// Names of the observables: `0:r`, `x`, `a[1]`.
+    pub observables: Vec<String>,
+    pub outcomes: Vec<OutcomeRow>,
+    /// False when the outcome list may be missing some (bound, limit, approximation).
+    pub outcomes_complete: bool,
+    /// A trace reaching an outcome that satisfies P, when the verdict is allowed.
+    pub witness: Option<Vec<TraceStep>>,
+    pub undefined_behaviour: Vec<UbReport>,
+    /// A trace cut by the loop bound, when one was.
+    pub bound_hit: Option<Vec<TraceStep>>,
+    pub notes: Vec<String>,
+    pub states: usize,
+    pub millis: f64,
+}
+
+impl Analysis {
+    /// Does the verdict match the `expect` line (None when there is no expectation or the
+    /// verdict is unknown)?
+    pub fn matches_expectation(&self) -> Option<bool> {
+        let exp = self.expected?;
+        match self.verdict {
+            Verdict::Allowed => Some(exp),
+            Verdict::Forbidden => Some(!exp),
+            Verdict::Unknown(_) => None,
+        }
+    }
+}
+
+/// Failures that prevent an analysis (bad input, not a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error("{0}")]
+    Unroll(#[from] ir::UnrollError),
+}
+
+/// Lowers and unrolls a test.
+pub fn compile(test: &ast::Test, unroll: u32) -> Result<Program, QueryError> {
+    Ok(ir::unroll(ir::cfg::lower(test), unroll)?)
+}
+
+/// Is the test's condition outcome reachable under `model`? Also lists the outcomes.
+pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analysis, QueryError> {
+    let prog = compile(test, opts.unroll)?;
+    Ok(analyse_program(test, &prog, model, opts))
+}
+
+/// As [`analyse`], for an already compiled program.
+pub fn analyse_program(
+    test: &ast::Test,
+    prog: &Program,
+    model: &Model,
+    opts: &Options,
+) -> Analysis {
+    let start = Instant::now();
+    let mut a = Analysis {
+        test: test.name.clone(),
+        file: test.file.clone(),
+        model: model.name.clone(),
+        engine: opts.engine,
+        verdict: Verdict::Unknown(String::new()),
+        expected: test
+            .expect
+            .iter()
+            .find(|e| e.model.eq_ignore_ascii_case(&model.name))
+            .map(|e| e.allow),
+        condition: condition_text(test),
+        quantifier: test.condition.quantifier,
+        condition_holds: None,
+        observables: prog
+            .observables
+            .iter()
+            .map(|o| prog.observable_name(o))
+            .collect(),
+        outcomes: Vec::new(),
+        outcomes_complete: false,
+        witness: None,
+        undefined_behaviour: Vec::new(),
+        bound_hit: None,
+        notes: Vec::new(),
+        states: 0,
+        millis: 0.0,
+    };
+    match opts.engine {
+        Engine::Explore => {
+            let eo = ExploreOptions {
+                max_states: opts.max_states,
+            };
+            match explore::explore(prog, model, &eo) {
+                Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
+                Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
+            }
+        }
+    }
+    a.millis = duration_ms(start.elapsed());
+    a
+}
+
+fn duration_ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex: &Exploration) {
+    a.states = ex.states;
+    a.outcomes = ex
+        .outcomes
+        .keys()
+        .map(|v| OutcomeRow {
+            values: v.clone(),
+            satisfies: prog.prop.eval(v),
+        })
+        .collect();
+    let render = |steps: &[Step]| render_trace(test, prog, steps);
+    let sat = ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v));
+    let mut why_incomplete = Vec::new();
+    if let Some(cut) = &ex.cut {
+        a.bound_hit = Some(render(&ex.trace_of(cut)));
+        why_incomplete.push(format!(
+            "an execution was cut by the loop bound (--unroll {})",
+            prog.unroll
+        ));
+    }
+    if ex.limit_hit {
+        why_incomplete.push(format!("the state limit ({} states) was reached", ex.states));
+    }
+    if let Some(line) = ex.unspecified_read {
+        let _ = line;
+        why_incomplete.push(format!(
+            "a subgroup op read an unspecified value (a lane that does not participate or is out of range); the explorer tried only the values {:?}",
+            ex.unspecified_domain
+        ));
+        a.notes.push(
+            "unspecified value read: a shuffle/broadcast named a lane that does not participate or is out of range (any value may result)".into(),
+        );
+    }
+    if let Some(st) = ex.stuck {
+        a.notes.push(format!(
+            "a reachable state cannot progress though some thread has not terminated (deadlock); trace: {} steps",
+            ex.trace_to(st).len()
+        ));
+    }
+    for (kind, d) in &ex.ub {
+        a.undefined_behaviour.push(UbReport {
+            kind: *kind,
+            description: kind.describe().to_string(),
+            witness: render(&ex.trace_of(d)),
+        });
+    }
+    a.outcomes_complete = why_incomplete.is_empty();
+    a.verdict = match sat {
+        Some((_, st)) => {
+            a.witness = Some(render(&ex.trace_to(*st)));
+            Verdict::Allowed
+        }
+        None if why_incomplete.is_empty() => Verdict::Forbidden,
+        None => Verdict::Unknown(why_incomplete.join("; ")),
+    };
+    a.condition_holds = condition_holds(a);
+}
+
+/// herd's Ok/No for the condition, when it is decided.
+fn condition_holds(a: &Analysis) -> Option<bool> {
+    let any_sat = a.outcomes.iter().any(|o| o.satisfies);
+    let all_sat = a.outcomes.iter().all(|o| o.satisfies);
+    match (a.quantifier, &a.verdict) {
+        (_, Verdict::Unknown(_)) => None,
+        (Quantifier::Exists, _) => Some(any_sat),
+        (Quantifier::NotExists, _) => Some(!any_sat),
+        (Quantifier::Forall, _) if a.outcomes_complete => Some(all_sat),
+        (Quantifier::Forall, _) => None,
+    }
+}
+
+/// The condition as written, from the source text.
+fn condition_text(test: &ast::Test) -> String {
+    let sp = test.condition.span;
+    test.source
+        .get(sp.start as usize..sp.end as usize)
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// Turns engine steps into report rows: dynamic block, source line, effects in words.
+pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<TraceStep> {
+    let line_text = |line: u32| {
+        test.source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
+    let reg = |r: u32| prog.regs[r as usize].name.clone();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let b = &prog.blocks[s.block as usize];
+            let sg = prog.layout.subgroup_of(s.threads[0]);
+            let (line, instruction) = match s.at {
+                At::Label => (b.span.line, format!("label {}", b.name())),
+                At::Term => (
+                    b.term_span.line,
+                    match &b.term {
+                        ir::unroll::Term::Return => "return".to_string(),
+                        ir::unroll::Term::Jump(_) => "branch".to_string(),
+                        ir::unroll::Term::Branch { .. } => {
+                            format!("branch: {}", line_text(b.term_span.line))
+                        }
+                    },
+                ),
+                At::Instr(k) => {
+                    let l = b.instrs[k as usize].span.line;
+                    (l, line_text(l))
+                }
+                At::Resolve(k) => {
+                    let l = b.instrs[k as usize].span.line;
+                    (l, format!("resolve: {}", line_text(l)))
+                }
+            };
+            let effects = s
+                .effects
+                .iter()
+                .map(|e| match e {
+                    Effect::Reg { thread, reg: r, value } => format!("{thread}:{} = {value}", reg(*r)),
+                    Effect::Read {
+                        thread,
+                        reg: r,
+                        cell,
+                        value,
+                    } => format!("{thread}:{} = {} (reads {value})", reg(*r), prog.cell_name(*cell)),
+                    Effect::Write { thread, cell, value } => {
+                        format!("{} := {value} (by {thread})", prog.cell_name(*cell))
+                    }
+                    Effect::Rmw {
+                        thread,
+                        cell,
+                        old,
+                        new,
+                    } => format!("{} : {old} -> {new} (by {thread})", prog.cell_name(*cell)),
+                    Effect::Goto { thread, target } => match target {
+                        Target::Block(t) => {
+                            format!("{thread} -> {}", prog.blocks[*t as usize].name())
+                        }
+                        Target::Cut => format!("{thread} -> cut (loop bound)"),
+                    },
+                    Effect::Done { thread } => format!("{thread} terminates"),
+                    Effect::Pending { thread, reg: r } => format!("{thread}:{} pending", reg(*r)),
+                    Effect::Speculated => "fired speculatively (a thread was undecided)".into(),
+                    Effect::Ub(k) => format!("undefined behaviour: {}", k.describe()),
+                })
+                .collect();
+            TraceStep {
+                step: i + 1,
+                threads: s.threads.clone(),
+                subgroup: sg,
+                block: format!("sg{sg}/{}", b.name()),
+                line,
+                instruction,
+                effects,
+            }
+        })
+        .collect()
+}
+
+/// Models named by `--model` (built-in names) and `--model-file` (paths), in that order;
+/// every built-in model when both are empty.
+pub fn select_models(
+    names: &[String],
+    files: &[std::path::PathBuf],
+) -> Result<Vec<Model>, String> {
+    let mut out = Vec::new();
+    for n in names {
+        match Model::by_name(n) {
+            Some(m) => out.push(m),
+            None => {
+                let known: Vec<String> = Model::builtin().into_iter().map(|m| m.name).collect();
+                return Err(format!(
+                    "unknown model `{n}`: expected one of {} (or give a file with --model-file)",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    for f in files {
+        out.push(Model::load(f).map_err(|e| e.to_string())?);
+    }
+    if out.is_empty() {
+        out = Model::builtin();
+    }
+    Ok(out)
+}

@@ -1,0 +1,3 @@
+//! Reports: analyses in, text or JSON out. Engines and queries never print.
+pub mod json;
+pub mod text;

@@ -1,0 +1,230 @@
+//! Text output, familiar to herd7 users: states, Ok/No, witnesses, observations; plus the
+//! tests x models table of `check` and `compare`.
+
+use crate::query::{Analysis, TraceStep, Verdict};
+use std::fmt::Write;
+
+/// herd-style block for one test under one model.
+pub fn outcomes(a: &Analysis, witness: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Test {} (model {}, engine {:?})", a.test, a.model, a.engine);
+    let _ = writeln!(
+        s,
+        "States {}{}",
+        a.outcomes.len(),
+        if a.outcomes_complete { "" } else { " (possibly incomplete)" }
+    );
+    for o in &a.outcomes {
+        let cells: Vec<String> = a
+            .observables
+            .iter()
+            .zip(&o.values)
+            .map(|(n, v)| format!("{n}={v};"))
+            .collect();
+        let _ = writeln!(s, "{}{}", cells.join(" "), if o.satisfies { "  *" } else { "" });
+    }
+    let _ = writeln!(
+        s,
+        "{}",
+        match a.condition_holds {
+            Some(true) => "Ok",
+            Some(false) => "No",
+            None => "Unknown",
+        }
+    );
+    let pos = a.outcomes.iter().filter(|o| o.satisfies).count();
+    let neg = a.outcomes.len() - pos;
+    let _ = writeln!(s, "Witnesses\nPositive: {pos} Negative: {neg}");
+    let _ = writeln!(s, "Condition {}", a.condition);
+    let obs = if pos == 0 {
+        "Never"
+    } else if neg == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    };
+    let _ = writeln!(s, "Observation {} {obs} {pos} {neg}", a.test);
+    let _ = writeln!(s, "Verdict {}{}", a.verdict.word(), expectation_note(a));
+    if let Verdict::Unknown(why) = &a.verdict {
+        let _ = writeln!(s, "  because {why}");
+    }
+    for u in &a.undefined_behaviour {
+        let _ = writeln!(s, "Flag undefined-behaviour: {}", u.description);
+        if witness {
+            s.push_str(&trace(&u.witness));
+        }
+    }
+    if let Some(cut) = &a.bound_hit {
+        let _ = writeln!(s, "Flag bound-hit: an execution would run a loop past --unroll");
+        if witness {
+            s.push_str(&trace(cut));
+        }
+    }
+    for n in &a.notes {
+        let _ = writeln!(s, "Note {n}");
+    }
+    if witness {
+        if let Some(w) = &a.witness {
+            let _ = writeln!(s, "Witness (an execution satisfying the condition's proposition):");
+            s.push_str(&trace(w));
+        }
+    }
+    let _ = writeln!(s, "Time {} {:.3} ms, {} states", a.test, a.millis, a.states);
+    s
+}
+
+fn expectation_note(a: &Analysis) -> String {
+    match (a.expected, a.matches_expectation()) {
+        (Some(e), Some(true)) => format!(" (expected {}, ok)", allow_word(e)),
+        (Some(e), Some(false)) => format!(" (expected {}: MISMATCH)", allow_word(e)),
+        (Some(e), None) => format!(" (expected {})", allow_word(e)),
+        (None, _) => String::new(),
+    }
+}
+
+fn allow_word(b: bool) -> &'static str {
+    if b {
+        "allow"
+    } else {
+        "forbid"
+    }
+}
+
+/// A numbered witness trace: thread(s), dynamic block, source line, instruction, effects.
+pub fn trace(steps: &[TraceStep]) -> String {
+    let mut s = String::new();
+    for st in steps {
+        let threads: Vec<String> = st.threads.iter().map(|t| format!("T{t}")).collect();
+        let _ = writeln!(
+            s,
+            "  {:>3}. {:<10} {:<22} l.{:<4} {:<34} {}",
+            st.step,
+            threads.join(","),
+            st.block,
+            st.line,
+            clip(&st.instruction, 34),
+            st.effects.join("; ")
+        );
+    }
+    s
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 1).collect();
+        c.push('…');
+        c
+    }
+}
+
+/// The tests x models table. `with_expect` marks verdicts that contradict the `expect` line.
+pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> String {
+    let mut tests: Vec<(&str, &str)> = Vec::new();
+    for a in analyses {
+        if !tests.iter().any(|(t, f)| *t == a.test && *f == a.file) {
+            tests.push((&a.test, &a.file));
+        }
+    }
+    let w = tests.iter().map(|(t, _)| t.len()).max().unwrap_or(4).max(4) + 2;
+    let mut s = String::new();
+    let _ = write!(s, "{:<w$}", "Test");
+    for m in models {
+        let _ = write!(s, "{:<9}", m);
+    }
+    s.push('\n');
+    let mut mismatches = Vec::new();
+    let mut unknown = Vec::new();
+    for (t, f) in &tests {
+        let _ = write!(s, "{:<w$}", t);
+        for m in models {
+            let cell = analyses
+                .iter()
+                .find(|a| a.test == *t && a.file == *f && &a.model == m);
+            let text = match cell {
+                None => "-".to_string(),
+                Some(a) => {
+                    let mut c = a.verdict.short().to_string();
+                    if with_expect && a.matches_expectation() == Some(false) {
+                        c.push('!');
+                        mismatches.push(a);
+                    }
+                    if let Verdict::Unknown(_) = a.verdict {
+                        unknown.push(a);
+                    }
+                    c
+                }
+            };
+            let _ = write!(s, "{:<9}", text);
+        }
+        s.push('\n');
+    }
+    let total = analyses.len();
+    let _ = write!(s, "\n{} tests x {} models: {total} verdicts", tests.len(), models.len());
+    if with_expect {
+        let checked = analyses
+            .iter()
+            .filter(|a| a.matches_expectation().is_some())
+            .count();
+        let _ = write!(
+            s,
+            ", {} checked against expect lines, {} mismatches",
+            checked,
+            mismatches.len()
+        );
+    }
+    let _ = writeln!(s, ", {} unknown", unknown.len());
+    for a in &mismatches {
+        let _ = writeln!(
+            s,
+            "! {} under {}: {} but the expect line says {}",
+            a.test,
+            a.model,
+            a.verdict.short(),
+            allow_word(a.expected.unwrap_or(false))
+        );
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for a in &unknown {
+        if let Verdict::Unknown(why) = &a.verdict {
+            let line = format!("? unknown under {}: {why}", a.model);
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
+    for r in reasons {
+        let _ = writeln!(s, "{r}");
+    }
+    s
+}
+
+/// For `compare`: which tests tell each pair of models apart.
+pub fn distinctions(analyses: &[Analysis], models: &[String]) -> String {
+    let mut s = String::new();
+    for (i, a) in models.iter().enumerate() {
+        for b in &models[i + 1..] {
+            let mut diff = Vec::new();
+            for x in analyses.iter().filter(|x| &x.model == a) {
+                if let Some(y) = analyses
+                    .iter()
+                    .find(|y| &y.model == b && y.test == x.test && y.file == x.file)
+                {
+                    let known = !matches!(x.verdict, Verdict::Unknown(_))
+                        && !matches!(y.verdict, Verdict::Unknown(_));
+                    if known && x.verdict != y.verdict {
+                        diff.push(format!("{} ({} {}, {} {})", x.test, a, x.verdict.short(), b, y.verdict.short()));
+                    }
+                }
+            }
+            if !diff.is_empty() {
+                let _ = writeln!(s, "{a} vs {b}: {}", diff.join(", "));
+            }
+        }
+    }
+    if s.is_empty() {
+        s.push_str("No test tells any two of these models apart.\n");
+    }
+    s
+}

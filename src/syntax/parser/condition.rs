@@ -1,0 +1,243 @@
+//! The final condition and the `expect` lines (litmus-format.md, "Condition and expectations").
+//!
+//! The condition reads the final state, so its names differ from the kernel's: registers are
+//! written `T:r` (thread T), memory cells are `x` or `a[k]` with a constant k, and built-ins
+//! have no meaning.
+
+use super::{PResult, Parser};
+use crate::syntax::ast::{Condition, Expectation, Operand, Prop, Quantifier};
+use crate::syntax::lexer::{shorten, Punct, Tok};
+use crate::vocab::{BinOp, Builtin};
+
+fn comparison(tok: &Tok) -> Option<BinOp> {
+    match tok {
+        Tok::Punct(Punct::Eq) => Some(BinOp::Eq),
+        Tok::Punct(Punct::Ne) => Some(BinOp::Ne),
+        Tok::Punct(Punct::Lt) => Some(BinOp::Lt),
+        Tok::Punct(Punct::Le) => Some(BinOp::Le),
+        Tok::Punct(Punct::Gt) => Some(BinOp::Gt),
+        Tok::Punct(Punct::Ge) => Some(BinOp::Ge),
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    /// `exists P`, `~exists P` or `forall P` (P is usually parenthesised, which the
+    /// proposition grammar covers).
+    pub(super) fn condition(&mut self) -> Option<Condition> {
+        let start = self.peek().span;
+        let quantifier = if self.at_word("exists") {
+            Quantifier::Exists
+        } else if self.at_word("forall") {
+            Quantifier::Forall
+        } else if self.at(Punct::Tilde) && self.peek_at(1).tok.is_word("exists") {
+            self.bump();
+            Quantifier::NotExists
+        } else {
+            self.expected("the final condition (`exists`, `~exists` or `forall`) after the kernel");
+            return None;
+        };
+        self.bump();
+        let prop = self.prop_or().ok()?;
+        Some(Condition {
+            quantifier,
+            prop,
+            span: self.span_from(start),
+        })
+    }
+
+    /// `P || P`, also written `P \/ P`.
+    fn prop_or(&mut self) -> PResult<Prop> {
+        let first = self.prop_and()?;
+        self.left_assoc(
+            first,
+            |p| (p.at(Punct::OrOr) || p.at(Punct::Vee)).then_some(()),
+            |p, ()| p.prop_and(),
+            |_, (), lhs, rhs| Prop::Or(Box::new(lhs), Box::new(rhs)),
+        )
+    }
+
+    /// `P && P`, also written `P /\ P`.
+    fn prop_and(&mut self) -> PResult<Prop> {
+        let first = self.prop_not()?;
+        self.left_assoc(
+            first,
+            |p| (p.at(Punct::AndAnd) || p.at(Punct::Wedge)).then_some(()),
+            |p, ()| p.prop_not(),
+            |_, (), lhs, rhs| Prop::And(Box::new(lhs), Box::new(rhs)),
+        )
+    }
+
+    fn prop_not(&mut self) -> PResult<Prop> {
+        if !self.eat(Punct::Not) {
+            return self.prop_atom();
+        }
+        let inner = self.nested(|p| p.prop_not())?;
+        Ok(Prop::Not(Box::new(inner)))
+    }
+
+    /// `( P )`, `a OP b`, a bare `true`/`false`, or a bare operand (true when non-zero).
+    fn prop_atom(&mut self) -> PResult<Prop> {
+        if self.eat(Punct::LParen) {
+            let inner = self.nested(|p| p.prop_or())?;
+            self.expect(Punct::RParen, "to close `(` in the condition")?;
+            return Ok(inner);
+        }
+        let next_is_comparison = comparison(&self.peek_at(1).tok).is_some();
+        for (word, prop) in [("true", Prop::True), ("false", Prop::False)] {
+            if self.at_word(word) && !next_is_comparison {
+                self.bump();
+                return Ok(prop);
+            }
+        }
+        let lhs = self.operand()?;
+        let Some(op) = comparison(&self.peek().tok) else {
+            return Ok(Prop::Truthy(lhs));
+        };
+        self.bump();
+        let rhs = self.operand()?;
+        Ok(Prop::Cmp(op, lhs, rhs))
+    }
+
+    /// `T:r`, `x`, `a[k]` or a literal.
+    fn operand(&mut self) -> PResult<Operand> {
+        let token = self.peek().clone();
+        match &token.tok {
+            Tok::Int(_) if self.peek_at(1).tok == Tok::Punct(Punct::Colon) => self.thread_register(),
+            Tok::Int(_) | Tok::Punct(Punct::Minus) => {
+                Ok(Operand::Lit(self.literal("a number after `-`")?))
+            }
+            Tok::Ident(w) if w == "true" || w == "false" => {
+                Ok(Operand::Lit(self.literal("a value")?))
+            }
+            Tok::Ident(name) => self.memory_cell(name.clone()),
+            _ => Err(self.expected("a value in the condition (`T:r`, a global, or a number)")),
+        }
+    }
+
+    /// `T:r`: register r of global thread T.
+    fn thread_register(&mut self) -> PResult<Operand> {
+        let thread_token = self.bump();
+        let thread = self.int_value(&thread_token);
+        self.bump(); // `:`
+        let reg_token = self.peek().clone();
+        let Some(reg) = reg_token.tok.word().map(str::to_string) else {
+            return Err(self.expected(&format!("a register name after `{thread}:`")));
+        };
+        self.bump();
+        if let Some(g) = self.geometry {
+            if thread >= g.threads {
+                self.report(
+                    thread_token.span,
+                    format!(
+                        "thread {thread} does not exist: the test has {} threads (0 to {})",
+                        g.threads,
+                        g.threads - 1
+                    ),
+                );
+            }
+        }
+        if !self.registers.contains(&reg) {
+            let reg = shorten(&reg);
+            self.report(
+                reg_token.span,
+                format!(
+                    "unknown register `{reg}` in `{thread}:{reg}`: no register of that name is \
+                     assigned in the kernel"
+                ),
+            );
+        }
+        Ok(Operand::Reg { thread, reg })
+    }
+
+    /// `x` or `a[k]`: a cell of final memory, k a constant within the array.
+    fn memory_cell(&mut self, name: String) -> PResult<Operand> {
+        let name_span = self.bump().span;
+        let Some(len) = self.global(&name).map(|g| g.len) else {
+            let why = if self.registers.contains(&name) {
+                format!("`{name}` is a register: in the condition, name it with its thread, as in `0:{name}`")
+            } else if Builtin::from_name(&name).is_some() {
+                format!("the built-in `{name}` has no value in the final state: use `T:r` registers or globals")
+            } else {
+                format!(
+                    "unknown name `{}` in the condition: not a global (registers are written `T:r`)",
+                    shorten(&name)
+                )
+            };
+            return Err(self.fail(name_span, why));
+        };
+        let Some(len) = len else {
+            if self.at(Punct::LBracket) {
+                let span = self.peek().span;
+                return Err(self.fail(span, super::scalar_indexed(&name)));
+            }
+            return Ok(Operand::Mem {
+                global: name,
+                index: 0,
+            });
+        };
+        if !self.eat(Punct::LBracket) {
+            return Err(self.fail(name_span, super::array_unindexed(&name)));
+        }
+        let index_token = self.peek().clone();
+        if !matches!(index_token.tok, Tok::Int(_)) {
+            return Err(self.expected(&format!(
+                "a constant index of `{name}` (the condition reads fixed cells of final memory)"
+            )));
+        }
+        self.bump();
+        let index = self.int_value(&index_token);
+        self.expect(Punct::RBracket, &format!("to close the index of `{name}`"))?;
+        if index >= len {
+            self.report(
+                index_token.span,
+                format!(
+                    "index {index} is out of range: `{name}` has {len} cells (0 to {})",
+                    len - 1
+                ),
+            );
+        }
+        Ok(Operand::Mem {
+            global: name,
+            index,
+        })
+    }
+
+    /// Any number of `expect M allow|forbid, M allow|forbid, ...` lines, accumulated. `None`
+    /// after an error.
+    pub(super) fn expectations(&mut self) -> Option<Vec<Expectation>> {
+        let mut expectations = Vec::new();
+        while self.at_word("expect") {
+            self.bump();
+            loop {
+                let start = self.peek().span;
+                let Some(model) = self.peek_ident() else {
+                    self.expected("a model name after `expect`");
+                    return None;
+                };
+                self.bump();
+                let allow = match self.peek_ident().as_deref() {
+                    Some("allow") => true,
+                    Some("forbid") => false,
+                    _ => {
+                        self.expected(&format!(
+                            "`allow` or `forbid` after the model `{}`",
+                            shorten(&model)
+                        ));
+                        return None;
+                    }
+                };
+                self.bump();
+                expectations.push(Expectation {
+                    model,
+                    allow,
+                    span: self.span_from(start),
+                });
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
+            }
+        }
+        Some(expectations)
+    }
+}
