@@ -22,7 +22,9 @@ impl UbKind {
         match self {
             UbKind::DivisionByZero => "division by zero",
             UbKind::OutOfBounds => "out-of-bounds index",
-            UbKind::BarrierDivergence => "workgroup barrier not reached by every thread in the same block instance",
+            UbKind::BarrierDivergence => {
+                "workgroup barrier not reached by every thread in the same block instance"
+            }
         }
     }
 }
@@ -274,12 +276,7 @@ fn first_member_arg<D: Domain>(d: &mut D, inp: &SgInputs<D>, k: usize) -> D::V {
 
 /// Argument 0 of lane `src` if that lane participates (and `in_range` holds), else an
 /// unspecified value.
-fn read_lane<D: Domain>(
-    d: &mut D,
-    inp: &SgInputs<D>,
-    src: &D::V,
-    in_range: Option<D::B>,
-) -> D::V {
+fn read_lane<D: Domain>(d: &mut D, inp: &SgInputs<D>, src: &D::V, in_range: Option<D::B>) -> D::V {
     let n = inp.members.len();
     let mut hit = d.konst(false);
     let mut val = d.lit(0);

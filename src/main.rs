@@ -170,7 +170,11 @@ fn run(kind: &str, c: &Common) -> ExitCode {
     }
     if input_error {
         ExitCode::from(2)
-    } else if kind == "check" && analyses.iter().any(|a| a.matches_expectation() == Some(false)) {
+    } else if kind == "check"
+        && analyses
+            .iter()
+            .any(|a| a.matches_expectation() == Some(false))
+    {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -184,9 +188,17 @@ fn unknown_expect_models(t: &Test, models: &[tangle::model::Model]) -> Option<St
         .expect
         .iter()
         .filter(|e| {
-            !models.iter().chain(builtin.iter()).any(|m| m.name.eq_ignore_ascii_case(&e.model))
+            !models
+                .iter()
+                .chain(builtin.iter())
+                .any(|m| m.name.eq_ignore_ascii_case(&e.model))
         })
-        .map(|e| format!("{}:{}:{}: warning: `expect` names unknown model `{}`", t.file, e.span.line, e.span.col, e.model))
+        .map(|e| {
+            format!(
+                "{}:{}:{}: warning: `expect` names unknown model `{}`",
+                t.file, e.span.line, e.span.col, e.model
+            )
+        })
         .collect();
     (!bad.is_empty()).then(|| bad.join("\n"))
 }

@@ -42,10 +42,7 @@ impl Model {
     /// Parses a model file's text.
     pub fn parse(text: &str, origin: &str) -> Result<Model, ModelError> {
         let file: ModelFile = toml::from_str(text).map_err(|e| {
-            let (line, col) = e
-                .span()
-                .map(|s| line_col(text, s.start))
-                .unwrap_or((1, 1));
+            let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
             ModelError::Syntax {
                 origin: origin.to_string(),
                 line,
@@ -135,9 +132,18 @@ const BUILTIN: [(&str, &str); 7] = [
     ("encodings/sm.toml", include_str!("../encodings/sm.toml")),
     ("encodings/scf.toml", include_str!("../encodings/scf.toml")),
     ("encodings/sso.toml", include_str!("../encodings/sso.toml")),
-    ("encodings/spec.toml", include_str!("../encodings/spec.toml")),
-    ("encodings/lazy.toml", include_str!("../encodings/lazy.toml")),
-    ("encodings/symb.toml", include_str!("../encodings/symb.toml")),
+    (
+        "encodings/spec.toml",
+        include_str!("../encodings/spec.toml"),
+    ),
+    (
+        "encodings/lazy.toml",
+        include_str!("../encodings/lazy.toml"),
+    ),
+    (
+        "encodings/symb.toml",
+        include_str!("../encodings/symb.toml"),
+    ),
 ];
 
 #[derive(Deserialize)]
@@ -192,9 +198,15 @@ mod tests {
             "m.toml",
         )
         .unwrap_err();
-        assert!(e.to_string().contains("only for subgroup operations"), "{e}");
-        let e = Model::parse("name = \"X\"\n[classes]\nlabel = \"independent\"\n", "m.toml")
-            .unwrap_err();
+        assert!(
+            e.to_string().contains("only for subgroup operations"),
+            "{e}"
+        );
+        let e = Model::parse(
+            "name = \"X\"\n[classes]\nlabel = \"independent\"\n",
+            "m.toml",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("no class for `branch`"), "{e}");
     }
 }

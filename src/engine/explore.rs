@@ -11,8 +11,8 @@
 
 use super::trace::{At, Effect, Step};
 use crate::eval::{self, Choices, Concrete, SgInputs, UbKind};
-use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::ir::unroll::Term;
+use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::model::Model;
 use crate::vocab::{Class, Kind};
 use indexmap::IndexMap;
@@ -199,33 +199,9 @@ pub fn explore(
         limit_hit: false,
         visited: IndexMap::new(),
     };
-    // The initial state itself is normalised (eager steps) before exploration.
-    let mut roots = Vec::new();
-    ex.normalize(init, Vec::new(), &mut roots);
-    let mut root_state = None;
-    for o in roots {
-        match o {
-            Outcome::Next(s, steps) => {
-                if root_state.is_none() {
-                    result.visited.insert(s, (0, steps));
-                    root_state = Some(());
-                }
-            }
-            Outcome::Dead(kind, step) => {
-                // Dead before the first real choice: record with an empty prefix state.
-                let st = State {
-                    threads: Vec::new(),
-                    mem: Vec::new(),
-                    sealed: Vec::new(),
-                    lazy: Vec::new(),
-                };
-                let idx = result.visited.len() as StateRef;
-                result.visited.insert(st, (idx, Vec::new()));
-                record_dead(&mut result, kind, DeadEnd { state: idx, step });
-            }
-            Outcome::Pruned => {}
-        }
-    }
+    // State 0 is the raw initial state; its successors are its normalisations (the eager
+    // steps taken before any real choice), which may already fork on unspecified values.
+    result.visited.insert(init.clone(), (0, Vec::new()));
     let mut i = 0;
     while i < result.visited.len() {
         if result.visited.len() >= opts.max_states {
@@ -233,11 +209,17 @@ pub fn explore(
             break;
         }
         let state = result.visited.get_index(i).expect("in range").0.clone();
-        if state.threads.is_empty() {
-            i += 1;
-            continue;
-        }
         let here = i as StateRef;
+        if i == 0 {
+            let mut roots = Vec::new();
+            ex.normalize(init.clone(), Vec::new(), &mut roots);
+            let already_normal = matches!(roots.as_slice(), [Outcome::Next(s, steps)] if steps.is_empty() && *s == init);
+            if !already_normal {
+                absorb(&ex, &mut result, &state, here, roots);
+                i += 1;
+                continue;
+            }
+        }
         if state.threads.iter().all(|t| t.done) {
             let values = ex.observe(&state);
             result.outcomes.entry(values).or_insert(here);
@@ -259,26 +241,33 @@ pub fn explore(
         if succs.is_empty() && result.stuck.is_none() {
             result.stuck = Some(here);
         }
-        for o in succs {
-            match o {
-                Outcome::Next(s, steps) => {
-                    if !result.visited.contains_key(&s) {
-                        result.visited.insert(s, (here, steps));
-                    }
-                }
-                Outcome::Dead(kind, step) => {
-                    if ex.speculation_confirmed(&state) {
-                        record_dead(&mut result, kind, DeadEnd { state: here, step });
-                    }
-                }
-                Outcome::Pruned => {}
-            }
-        }
+        absorb(&ex, &mut result, &state, here, succs);
         i += 1;
     }
     result.states = result.visited.len();
     result.unspecified_read = ex.unspecified_read;
     Ok(result)
+}
+
+/// Adds the successors of state `here` to the search.
+fn absorb(ex: &Explorer, r: &mut Exploration, state: &State, here: StateRef, succs: Vec<Outcome>) {
+    for o in succs {
+        match o {
+            Outcome::Next(s, steps) => {
+                if !r.visited.contains_key(&s) {
+                    r.visited.insert(s, (here, steps));
+                }
+            }
+            // Undefined behaviour or a cut under a speculation that may still fail is not
+            // reported: failed speculation is invisible (semantics.md §3).
+            Outcome::Dead(kind, step) => {
+                if ex.speculation_confirmed(state) {
+                    record_dead(r, kind, DeadEnd { state: here, step });
+                }
+            }
+            Outcome::Pruned => {}
+        }
+    }
 }
 
 fn record_dead(r: &mut Exploration, kind: DeadKind, d: DeadEnd) {
@@ -365,7 +354,9 @@ impl<'p> Explorer<'p> {
         match self.pos(t) {
             Pos::Label => Kind::Label,
             Pos::Term => Kind::Branch,
-            Pos::Instr(i) => self.prog.blocks[t.block as usize].instrs[i as usize].op.kind(),
+            Pos::Instr(i) => self.prog.blocks[t.block as usize].instrs[i as usize]
+                .op
+                .kind(),
         }
     }
 
@@ -409,7 +400,11 @@ impl<'p> Explorer<'p> {
 
     /// A Lazy thread blocks when its next step reads a pending register.
     fn blocked(&self, t: &Thread) -> bool {
-        !t.pending.is_empty() && self.reads(t).iter().any(|r| t.pending.iter().any(|p| p.0 == *r))
+        !t.pending.is_empty()
+            && self
+                .reads(t)
+                .iter()
+                .any(|r| t.pending.iter().any(|p| p.0 == *r))
     }
 
     fn observe(&self, s: &State) -> Vec<u32> {
@@ -588,9 +583,9 @@ impl<'p> Explorer<'p> {
                     let undecided = self.undecided(s, sg, t.block);
                     if aligned && (class == Class::Speculative || !undecided) {
                         let seal = undecided;
-                        raw.extend(self.with_choices(|ex, ch| {
-                            ex.group(s.clone(), sg, &members, seal, ch)
-                        }));
+                        raw.extend(
+                            self.with_choices(|ex, ch| ex.group(s.clone(), sg, &members, seal, ch)),
+                        );
                     }
                 }
                 Class::Lazy => raw.push(self.single(s.clone(), u)),
@@ -712,7 +707,13 @@ impl<'p> Explorer<'p> {
     }
 
     /// Branch steps for `threads` (one thread, or a collective group), each to its own target.
-    fn branch(&mut self, mut s: State, threads: &[usize], mut step: Step, ch: &mut Choices) -> Outcome {
+    fn branch(
+        &mut self,
+        mut s: State,
+        threads: &[usize],
+        mut step: Step,
+        ch: &mut Choices,
+    ) -> Outcome {
         let block = s.threads[threads[0]].block;
         let term = &self.prog.blocks[block as usize].term;
         for &u in threads {
@@ -753,7 +754,14 @@ impl<'p> Explorer<'p> {
     }
 
     /// A collective (or speculative) step of `members`, all at the same position.
-    fn group(&mut self, mut s: State, sg: u32, members: &[usize], seal: bool, ch: &mut Choices) -> Outcome {
+    fn group(
+        &mut self,
+        mut s: State,
+        sg: u32,
+        members: &[usize],
+        seal: bool,
+        ch: &mut Choices,
+    ) -> Outcome {
         let t0 = &s.threads[members[0]];
         let block = t0.block;
         let pos = self.pos(t0);
@@ -788,7 +796,11 @@ impl<'p> Explorer<'p> {
                             self.perform(&mut s, m, op, &a, &mut step);
                         }
                     }
-                    Op::SgOp { dst, op: sgop, args } => {
+                    Op::SgOp {
+                        dst,
+                        op: sgop,
+                        args,
+                    } => {
                         let n = self.prog.layout.subgroup as usize;
                         let mut present = vec![false; n];
                         let mut argv = vec![vec![0u32; args.len()]; n];
@@ -889,7 +901,11 @@ impl<'p> Explorer<'p> {
             argv[*lane as usize] = vals.clone();
         }
         let base = (sg * self.prog.layout.subgroup) as usize;
-        let members: Vec<usize> = inst.issued.iter().map(|(l, _)| base + *l as usize).collect();
+        let members: Vec<usize> = inst
+            .issued
+            .iter()
+            .map(|(l, _)| base + *l as usize)
+            .collect();
         let results = self.sg_results(*op, &present, &argv, &members, base, ch, i);
         let mut step = Step {
             threads: members.iter().map(|&m| m as u32).collect(),
@@ -1006,7 +1022,11 @@ impl<'p> Explorer<'p> {
             .collect();
         let t = &s.threads[u];
         // Generated once, from the workgroup's first thread, when everyone waits here.
-        if u != all[0] || !all.iter().all(|&m| !s.threads[m].done && self.same_pos(&s.threads[m], t)) {
+        if u != all[0]
+            || !all
+                .iter()
+                .all(|&m| !s.threads[m].done && self.same_pos(&s.threads[m], t))
+        {
             return None;
         }
         let Pos::Instr(i) = self.pos(t) else {

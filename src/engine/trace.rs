@@ -22,14 +22,40 @@ pub enum At {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase", tag = "effect")]
 pub enum Effect {
-    Reg { thread: u32, reg: RegId, value: u32 },
-    Read { thread: u32, reg: RegId, cell: u32, value: u32 },
-    Write { thread: u32, cell: u32, value: u32 },
-    Rmw { thread: u32, cell: u32, old: u32, new: u32 },
-    Goto { thread: u32, target: Target },
-    Done { thread: u32 },
+    Reg {
+        thread: u32,
+        reg: RegId,
+        value: u32,
+    },
+    Read {
+        thread: u32,
+        reg: RegId,
+        cell: u32,
+        value: u32,
+    },
+    Write {
+        thread: u32,
+        cell: u32,
+        value: u32,
+    },
+    Rmw {
+        thread: u32,
+        cell: u32,
+        old: u32,
+        new: u32,
+    },
+    Goto {
+        thread: u32,
+        target: Target,
+    },
+    Done {
+        thread: u32,
+    },
     /// A lazy op was issued; its result register is pending.
-    Pending { thread: u32, reg: RegId },
+    Pending {
+        thread: u32,
+        reg: RegId,
+    },
     /// A speculative op fired while some thread was still undecided for its block.
     Speculated,
     Ub(UbKind),

@@ -449,8 +449,12 @@ impl Lowerer {
             ast::Prop::True => Prop::Const(true),
             ast::Prop::False => Prop::Const(false),
             ast::Prop::Not(a) => Prop::Not(Box::new(self.prop(a, obs))),
-            ast::Prop::And(a, b) => Prop::And(Box::new(self.prop(a, obs)), Box::new(self.prop(b, obs))),
-            ast::Prop::Or(a, b) => Prop::Or(Box::new(self.prop(a, obs)), Box::new(self.prop(b, obs))),
+            ast::Prop::And(a, b) => {
+                Prop::And(Box::new(self.prop(a, obs)), Box::new(self.prop(b, obs)))
+            }
+            ast::Prop::Or(a, b) => {
+                Prop::Or(Box::new(self.prop(a, obs)), Box::new(self.prop(b, obs)))
+            }
             ast::Prop::Cmp(op, a, b) => Prop::Cmp(*op, self.term(a, obs), self.term(b, obs)),
             ast::Prop::Truthy(a) => Prop::Truthy(self.term(a, obs)),
         }

@@ -118,7 +118,10 @@ impl Program {
 
     /// Initial memory.
     pub fn initial_memory(&self) -> Vec<u32> {
-        self.globals.iter().flat_map(|g| g.init.iter().copied()).collect()
+        self.globals
+            .iter()
+            .flat_map(|g| g.init.iter().copied())
+            .collect()
     }
 
     /// The display name of a memory cell: `x` or `a[2]`.
@@ -243,7 +246,10 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
             term_span: s.term_span,
         });
     }
-    let blocks: Vec<Block> = blocks.into_iter().map(|b| b.expect("every id filled")).collect();
+    let blocks: Vec<Block> = blocks
+        .into_iter()
+        .map(|b| b.expect("every id filled"))
+        .collect();
     let reach = reachability(&blocks);
     Ok(Program {
         entry: new_id[0],

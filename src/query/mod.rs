@@ -4,7 +4,7 @@
 //! Architecture invariant: queries return data ([`Analysis`]); they never print. The
 //! `report` module turns it into text or JSON.
 
-use crate::engine::explore::{self, ExploreOptions, Exploration};
+use crate::engine::explore::{self, Exploration, ExploreOptions};
 use crate::engine::trace::{At, Effect, Step};
 use crate::ir::{self, Program, Target};
 use crate::model::Model;
@@ -253,7 +253,10 @@ fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex:
         ));
     }
     if ex.limit_hit {
-        why_incomplete.push(format!("the state limit ({} states) was reached", ex.states));
+        why_incomplete.push(format!(
+            "the state limit ({} states) was reached",
+            ex.states
+        ));
     }
     if let Some(line) = ex.unspecified_read {
         let _ = line;
@@ -354,14 +357,26 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                 .effects
                 .iter()
                 .map(|e| match e {
-                    Effect::Reg { thread, reg: r, value } => format!("{thread}:{} = {value}", reg(*r)),
+                    Effect::Reg {
+                        thread,
+                        reg: r,
+                        value,
+                    } => format!("{thread}:{} = {value}", reg(*r)),
                     Effect::Read {
                         thread,
                         reg: r,
                         cell,
                         value,
-                    } => format!("{thread}:{} = {} (reads {value})", reg(*r), prog.cell_name(*cell)),
-                    Effect::Write { thread, cell, value } => {
+                    } => format!(
+                        "{thread}:{} = {} (reads {value})",
+                        reg(*r),
+                        prog.cell_name(*cell)
+                    ),
+                    Effect::Write {
+                        thread,
+                        cell,
+                        value,
+                    } => {
                         format!("{} := {value} (by {thread})", prog.cell_name(*cell))
                     }
                     Effect::Rmw {
@@ -397,10 +412,7 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
 
 /// Models named by `--model` (built-in names) and `--model-file` (paths), in that order;
 /// every built-in model when both are empty.
-pub fn select_models(
-    names: &[String],
-    files: &[std::path::PathBuf],
-) -> Result<Vec<Model>, String> {
+pub fn select_models(names: &[String], files: &[std::path::PathBuf]) -> Result<Vec<Model>, String> {
     let mut out = Vec::new();
     for n in names {
         match Model::by_name(n) {

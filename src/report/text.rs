@@ -7,12 +7,20 @@ use std::fmt::Write;
 /// herd-style block for one test under one model.
 pub fn outcomes(a: &Analysis, witness: bool) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Test {} (model {}, engine {:?})", a.test, a.model, a.engine);
+    let _ = writeln!(
+        s,
+        "Test {} (model {}, engine {:?})",
+        a.test, a.model, a.engine
+    );
     let _ = writeln!(
         s,
         "States {}{}",
         a.outcomes.len(),
-        if a.outcomes_complete { "" } else { " (possibly incomplete)" }
+        if a.outcomes_complete {
+            ""
+        } else {
+            " (possibly incomplete)"
+        }
     );
     for o in &a.outcomes {
         let cells: Vec<String> = a
@@ -21,7 +29,12 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             .zip(&o.values)
             .map(|(n, v)| format!("{n}={v};"))
             .collect();
-        let _ = writeln!(s, "{}{}", cells.join(" "), if o.satisfies { "  *" } else { "" });
+        let _ = writeln!(
+            s,
+            "{}{}",
+            cells.join(" "),
+            if o.satisfies { "  *" } else { "" }
+        );
     }
     let _ = writeln!(
         s,
@@ -55,7 +68,10 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
         }
     }
     if let Some(cut) = &a.bound_hit {
-        let _ = writeln!(s, "Flag bound-hit: an execution would run a loop past --unroll");
+        let _ = writeln!(
+            s,
+            "Flag bound-hit: an execution would run a loop past --unroll"
+        );
         if witness {
             s.push_str(&trace(cut));
         }
@@ -65,7 +81,10 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
     }
     if witness {
         if let Some(w) = &a.witness {
-            let _ = writeln!(s, "Witness (an execution satisfying the condition's proposition):");
+            let _ = writeln!(
+                s,
+                "Witness (an execution satisfying the condition's proposition):"
+            );
             s.push_str(&trace(w));
         }
     }
@@ -161,7 +180,12 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
         s.push('\n');
     }
     let total = analyses.len();
-    let _ = write!(s, "\n{} tests x {} models: {total} verdicts", tests.len(), models.len());
+    let _ = write!(
+        s,
+        "\n{} tests x {} models: {total} verdicts",
+        tests.len(),
+        models.len()
+    );
     if with_expect {
         let checked = analyses
             .iter()
@@ -214,7 +238,14 @@ pub fn distinctions(analyses: &[Analysis], models: &[String]) -> String {
                     let known = !matches!(x.verdict, Verdict::Unknown(_))
                         && !matches!(y.verdict, Verdict::Unknown(_));
                     if known && x.verdict != y.verdict {
-                        diff.push(format!("{} ({} {}, {} {})", x.test, a, x.verdict.short(), b, y.verdict.short()));
+                        diff.push(format!(
+                            "{} ({} {}, {} {})",
+                            x.test,
+                            a,
+                            x.verdict.short(),
+                            b,
+                            y.verdict.short()
+                        ));
                     }
                 }
             }

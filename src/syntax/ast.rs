@@ -55,7 +55,10 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `r = expr;` (expr never names a global; it may contain subgroup ops).
-    Assign { reg: String, value: Expr },
+    Assign {
+        reg: String,
+        value: Expr,
+    },
     /// `r = x;`, `r = a[i];`, `r = atomicLoad(a[i]);`
     Load {
         reg: String,
@@ -84,7 +87,10 @@ pub enum StmtKind {
         then_body: Vec<Stmt>,
         else_body: Vec<Stmt>,
     },
-    While { cond: Expr, body: Vec<Stmt> },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
     /// `for (init; cond; step) body`: init and step are register assignments (or absent);
     /// an absent cond is `true`.
     For {
@@ -94,7 +100,9 @@ pub enum StmtKind {
         body: Vec<Stmt>,
     },
     /// `loop { ... }`: exits only by break or return.
-    Loop { body: Vec<Stmt> },
+    Loop {
+        body: Vec<Stmt>,
+    },
     Break,
     Continue,
     Return,
@@ -171,9 +179,15 @@ pub enum Prop {
 pub enum Operand {
     Lit(u32),
     /// `T:r`: register r of global thread T.
-    Reg { thread: u32, reg: String },
+    Reg {
+        thread: u32,
+        reg: String,
+    },
     /// `x` (index 0) or `a[k]`.
-    Mem { global: String, index: u32 },
+    Mem {
+        global: String,
+        index: u32,
+    },
 }
 
 /// `expect M allow|forbid, ...`

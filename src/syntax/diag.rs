@@ -70,7 +70,9 @@ impl fmt::Display for Diagnostic {
                 .collect();
             let num = self.line.to_string();
             let pad = " ".repeat(num.len());
-            let caret_col = (self.col as usize).saturating_sub(1).min(shown.chars().count());
+            let caret_col = (self.col as usize)
+                .saturating_sub(1)
+                .min(shown.chars().count());
             writeln!(f)?;
             writeln!(f, "{pad} |")?;
             writeln!(f, "{num} | {shown}")?;

@@ -117,7 +117,9 @@ pub enum Tok {
     Str(String),
     Punct(Punct),
     /// End of input; `truncated` when a lexical error (already reported) stopped the lexer.
-    Eof { truncated: bool },
+    Eof {
+        truncated: bool,
+    },
 }
 
 impl Tok {
@@ -163,21 +165,19 @@ pub fn lex(bytes: &[u8]) -> Lexed<'_> {
     };
     let mut lexer = Lexer {
         text,
+        bad_byte,
         pos: 0,
         line: 1,
         col: 1,
         tokens: Vec::new(),
     };
-    let mut error = lexer.run().err();
-    if error.is_none() {
-        if let Some(byte) = bad_byte {
-            error = Some((
-                lexer.here(),
-                format!("invalid UTF-8 (byte 0x{byte:02X}): a `.litmus` file must be UTF-8 text"),
-            ));
-        }
-    }
-    let eof_span = error.as_ref().map_or_else(|| lexer.here(), |(span, _)| *span);
+    let error = match lexer.run() {
+        Ok(()) => bad_byte.map(|_| lexer.end_of_input()),
+        Err(e) => Some(e),
+    };
+    let eof_span = error
+        .as_ref()
+        .map_or_else(|| lexer.here(), |(span, _)| *span);
     lexer.tokens.push(Token {
         tok: Tok::Eof {
             truncated: error.is_some(),
@@ -195,6 +195,8 @@ type LexResult<T> = Result<T, (Span, String)>;
 
 struct Lexer<'a> {
     text: &'a str,
+    /// The byte after `text` when the file is not valid UTF-8.
+    bad_byte: Option<u8>,
     /// Byte offset of the next character (always on a character boundary).
     pos: usize,
     line: u32,
@@ -254,6 +256,16 @@ impl Lexer<'_> {
         }
     }
 
+    /// The error at the end of a text cut short by invalid UTF-8. A string or comment that is
+    /// still open there reports this too: the bad byte, not the missing `"`, is the cause.
+    fn end_of_input(&self) -> (Span, String) {
+        let byte = self.bad_byte.unwrap_or_default();
+        (
+            self.here(),
+            format!("invalid UTF-8 (byte 0x{byte:02X}): a `.litmus` file must be UTF-8 text"),
+        )
+    }
+
     /// `start` extended to the current position.
     fn since(&self, start: Span) -> Span {
         Span {
@@ -277,13 +289,19 @@ impl Lexer<'_> {
             };
             let tok = if is_ident_start(c) {
                 self.bump_while(is_ident_char);
-                let word = self.text.get(start.start as usize..self.pos).unwrap_or_default();
+                let word = self
+                    .text
+                    .get(start.start as usize..self.pos)
+                    .unwrap_or_default();
                 Tok::Ident(word.to_string())
             } else if c.is_ascii_digit() {
                 self.number(start)?
             } else if c == '"' {
                 self.string(start)?
-            } else if let Some(p) = PUNCTS.into_iter().find(|p| self.rest().starts_with(p.text())) {
+            } else if let Some(p) = PUNCTS
+                .into_iter()
+                .find(|p| self.rest().starts_with(p.text()))
+            {
                 for _ in p.text().chars() {
                     self.bump();
                 }
@@ -315,7 +333,10 @@ impl Lexer<'_> {
             return;
         }
         self.bump_while(is_name_char);
-        let name = self.text.get(start.start as usize..self.pos).unwrap_or_default();
+        let name = self
+            .text
+            .get(start.start as usize..self.pos)
+            .unwrap_or_default();
         self.tokens.push(Token {
             tok: Tok::Name(name.to_string()),
             span: self.since(start),
@@ -347,6 +368,7 @@ impl Lexer<'_> {
                             (Some(_), _) => {
                                 self.bump();
                             }
+                            (None, _) if self.bad_byte.is_some() => return Err(self.end_of_input()),
                             (None, _) => {
                                 let span = Span {
                                     end: start.start.saturating_add(2),
@@ -380,7 +402,10 @@ impl Lexer<'_> {
         let digits = self.text.get(digits_start..self.pos).unwrap_or_default();
         if self.peek().is_some_and(is_ident_char) || digits.is_empty() {
             self.bump_while(is_ident_char);
-            let text = self.text.get(start.start as usize..self.pos).unwrap_or_default();
+            let text = self
+                .text
+                .get(start.start as usize..self.pos)
+                .unwrap_or_default();
             return Err((
                 self.since(start),
                 format!(
@@ -405,17 +430,17 @@ impl Lexer<'_> {
                 Some('"') => return Ok(Tok::Str(value)),
                 Some('\\') => match self.bump() {
                     Some(c @ ('"' | '\\')) => value.push(c),
-                    Some(c) if c != '\n' => {
-                        return Err((
-                            self.since(at),
-                            format!(
-                                "unknown escape `\\{}` in a string: only `\\\"` and `\\\\` are allowed",
-                                c.escape_debug()
-                            ),
-                        ))
-                    }
+                    Some(c) if c != '\n' => return Err((
+                        self.since(at),
+                        format!(
+                            "unknown escape `\\{}` in a string: only `\\\"` and `\\\\` are allowed",
+                            c.escape_debug()
+                        ),
+                    )),
+                    None if self.bad_byte.is_some() => return Err(self.end_of_input()),
                     _ => return Err(unterminated_string(start)),
                 },
+                None if self.bad_byte.is_some() => return Err(self.end_of_input()),
                 Some('\n') | None => return Err(unterminated_string(start)),
                 Some(c) => value.push(c),
             }
@@ -451,7 +476,11 @@ mod tests {
     use super::*;
 
     fn toks(src: &str) -> Vec<Tok> {
-        lex(src.as_bytes()).tokens.into_iter().map(|t| t.tok).collect()
+        lex(src.as_bytes())
+            .tokens
+            .into_iter()
+            .map(|t| t.tok)
+            .collect()
     }
 
     #[test]

@@ -362,7 +362,11 @@ impl<'a> Parser<'a> {
             _ => return Err(self.expected(what)),
         };
         self.bump();
-        Ok(if negative { value.wrapping_neg() } else { value })
+        Ok(if negative {
+            value.wrapping_neg()
+        } else {
+            value
+        })
     }
 
     // ---- names --------------------------------------------------------------------------
@@ -607,7 +611,10 @@ impl<'a> Parser<'a> {
             } else if !workgroup.is_multiple_of(subgroup) {
                 let (span, default) = match sizes.subgroup {
                     Some(sg) => (sg.number, ""),
-                    None => (wg.number, " (the default: all threads; add a `subgroup N` line)"),
+                    None => (
+                        wg.number,
+                        " (the default: all threads; add a `subgroup N` line)",
+                    ),
                 };
                 self.report(
                     span,
@@ -708,7 +715,9 @@ impl<'a> Parser<'a> {
     /// leave the rest 0, as in C; a trailing comma is allowed).
     fn initialiser(&mut self, name: &str, len: Option<u32>) -> PResult<Vec<u32>> {
         let Some(len) = len else {
-            return Ok(vec![self.literal(&format!("a number to initialise `{name}`"))?]);
+            return Ok(vec![
+                self.literal(&format!("a number to initialise `{name}`"))?
+            ]);
         };
         self.expect(
             Punct::LBrace,

@@ -103,7 +103,9 @@ impl Parser<'_> {
     fn operand(&mut self) -> PResult<Operand> {
         let token = self.peek().clone();
         match &token.tok {
-            Tok::Int(_) if self.peek_at(1).tok == Tok::Punct(Punct::Colon) => self.thread_register(),
+            Tok::Int(_) if self.peek_at(1).tok == Tok::Punct(Punct::Colon) => {
+                self.thread_register()
+            }
             Tok::Int(_) | Tok::Punct(Punct::Minus) => {
                 Ok(Operand::Lit(self.literal("a number after `-`")?))
             }

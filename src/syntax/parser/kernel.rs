@@ -224,7 +224,10 @@ impl Parser<'_> {
                 };
                 self.bump();
                 self.bump();
-                self.expect(Punct::RParen, &format!("after `{name}(`: it takes no arguments"))?;
+                self.expect(
+                    Punct::RParen,
+                    &format!("after `{name}(`: it takes no arguments"),
+                )?;
                 self.expect(Punct::Semi, "after the statement")?;
                 StmtKind::Barrier(scope)
             }
@@ -378,7 +381,10 @@ impl Parser<'_> {
             let access = self.access()?;
             self.expect(
                 Punct::Assign,
-                &format!("after `{}` (a store is `{} = value;`)", access.global, access.global),
+                &format!(
+                    "after `{}` (a store is `{} = value;`)",
+                    access.global, access.global
+                ),
             )?;
             let value = self.expression()?;
             return Ok(StmtKind::Store {
@@ -691,11 +697,7 @@ impl Parser<'_> {
         if args.len() != arity {
             self.report(
                 span,
-                format!(
-                    "`{name}` takes {}, found {}",
-                    arguments(arity),
-                    args.len()
-                ),
+                format!("`{name}` takes {}, found {}", arguments(arity), args.len()),
             );
         }
         if sg_op == Some(SgOp::Ballot) && self.first_ballot.is_none() {

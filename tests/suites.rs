@@ -1,0 +1,116 @@
+//! Runs every `.litmus` file under `litmus/` through the explorer under every model it can
+//! run, and checks the verdicts against the file's `expect` line.
+
+use std::path::{Path, PathBuf};
+use tangle::model::Model;
+use tangle::query::{self, Options, Verdict};
+use tangle::vocab::{Class, Kind};
+
+fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            litmus_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+}
+
+fn all_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    litmus_files(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
+        &mut files,
+    );
+    files.sort();
+    files
+}
+
+#[test]
+fn every_suite_file_parses_and_meets_its_expect_line_under_the_explorer() {
+    let files = all_files();
+    assert!(files.len() >= 12, "the suites are missing");
+    let models = Model::builtin();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for f in &files {
+        let test = match tangle::syntax::parse_file(f) {
+            Ok(t) => t,
+            Err(d) => {
+                failures.push(format!("{}: does not parse:\n{d}", f.display()));
+                continue;
+            }
+        };
+        let prog = query::compile(&test, 8).expect("suite files unroll");
+        for m in &models {
+            if m.class(Kind::Sgop) == Class::Symbolic {
+                continue; // answered by the SMT engine
+            }
+            let a = query::analyse_program(&test, &prog, m, &Options::default());
+            match (a.expected, &a.verdict) {
+                (None, _) => {}
+                (Some(_), Verdict::Unknown(why)) => {
+                    failures.push(format!("{} under {}: unknown ({why})", f.display(), m.name))
+                }
+                (Some(exp), v) => {
+                    checked += 1;
+                    if (*v == Verdict::Allowed) != exp {
+                        failures.push(format!(
+                            "{} under {}: {} but expect says {}",
+                            f.display(),
+                            m.name,
+                            v.short(),
+                            if exp { "allow" } else { "forbid" }
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} verdicts wrong:\n{}",
+        failures.len(),
+        checked + failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked > 72);
+}
+
+#[test]
+fn paper_suite_reproduces_the_published_table() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus/paper"));
+    let expect = |name: &str, model: &str| -> bool {
+        let rank = ["CM", "SM", "SCF", "SSO", "Spec", "Lazy", "Symb"]
+            .iter()
+            .position(|m| *m == model)
+            .unwrap();
+        let first_allowing = if name.starts_with("cm_") || name.starts_with("sm_") {
+            2
+        } else if name.starts_with("scf_") {
+            3
+        } else {
+            4
+        };
+        rank >= first_allowing
+    };
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let test = tangle::syntax::parse_file(&e.path()).unwrap();
+        for m in Model::builtin() {
+            if m.class(Kind::Sgop) == Class::Symbolic {
+                continue;
+            }
+            let a = query::analyse(&test, &m, &Options::default()).unwrap();
+            let want = if expect(&test.name, &m.name) {
+                Verdict::Allowed
+            } else {
+                Verdict::Forbidden
+            };
+            assert_eq!(a.verdict, want, "{} under {}", test.name, m.name);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 72);
+}
