@@ -6,7 +6,7 @@
 //! values, the SMT engine with Z3 bit-vectors. A rule change is therefore one edit here.
 
 use crate::ir::{Expr, RegId};
-use crate::vocab::{BinOp, Builtin, LocalFn, RedOp, SgOp, UnOp};
+use crate::vocab::{AtomicOp, BinOp, Builtin, LocalFn, RedOp, SgOp, UnOp};
 
 /// Why an evaluation hit undefined behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -301,6 +301,26 @@ fn fold<D: Domain>(d: &mut D, inp: &SgInputs<D>, r: RedOp, upto: u32) -> D::V {
         acc = d.ite(&inp.members[j], &next, &acc);
     }
     acc
+}
+
+/// The value an atomic read-modify-write leaves in memory, given the old value and the
+/// value arguments (`atomicCompSwap`: compare, then value). The atomic returns `old`.
+pub fn atomic_new<D: Domain>(d: &mut D, op: AtomicOp, old: &D::V, args: &[D::V]) -> D::V {
+    let r = |r: RedOp, d: &mut D| red(d, r, old, &args[0]);
+    match op {
+        AtomicOp::Add => r(RedOp::Add, d),
+        AtomicOp::Sub => d.binop(BinOp::Sub, old, &args[0]),
+        AtomicOp::Min => r(RedOp::Min, d),
+        AtomicOp::Max => r(RedOp::Max, d),
+        AtomicOp::And => r(RedOp::And, d),
+        AtomicOp::Or => r(RedOp::Or, d),
+        AtomicOp::Xor => r(RedOp::Xor, d),
+        AtomicOp::Exchange => args[0].clone(),
+        AtomicOp::CompSwap => {
+            let hit = d.eq(old, &args[0]);
+            d.ite(&hit, &args[1], old)
+        }
+    }
 }
 
 /// One application of a reduction operator.

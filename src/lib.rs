@@ -15,6 +15,7 @@
 
 pub mod engine;
 pub mod eval;
+pub mod gen;
 pub mod ir;
 pub mod model;
 pub mod query;

@@ -50,9 +50,12 @@ struct Common {
     /// Loop bound: each loop may run its body this many times.
     #[arg(long, default_value_t = 8)]
     unroll: u32,
-    /// The engine that answers.
-    #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
+    /// The engine that answers: smt (Z3, every model) or explore (every interleaving).
+    #[arg(long, value_enum, default_value_t = EngineArg::Smt)]
     engine: EngineArg,
+    /// SMT: per solver call timeout in milliseconds (then the verdict is unknown).
+    #[arg(long)]
+    timeout: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -66,6 +69,7 @@ struct Common {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum EngineArg {
+    Smt,
     Explore,
 }
 
@@ -114,8 +118,11 @@ fn run(kind: &str, c: &Common) -> ExitCode {
         .with_unroll(c.unroll)
         .with_engine(match c.engine {
             EngineArg::Explore => Engine::Explore,
+            EngineArg::Smt => Engine::Smt,
         })
-        .with_max_states(c.max_states);
+        .with_max_states(c.max_states)
+        .with_timeout_ms(c.timeout)
+        .with_outcomes(kind != "check" || c.format == Format::Json || c.witness);
     let (files, mut input_error) = collect_files(&c.files);
     let mut tests: Vec<Test> = Vec::new();
     for f in &files {
@@ -140,10 +147,8 @@ fn run(kind: &str, c: &Common) -> ExitCode {
                 continue;
             }
         };
-        for m in &models {
-            tracing::info!(test = %t.name, model = %m.name, "analysing");
-            analyses.push(query::analyse_program(t, &prog, m, &opts));
-        }
+        tracing::info!(test = %t.name, "analysing");
+        analyses.extend(query::analyse_models(t, &prog, &models, &opts));
     }
     let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
     match (c.format, kind) {

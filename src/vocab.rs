@@ -356,26 +356,6 @@ impl AtomicOp {
             _ => 1,
         }
     }
-    /// The new memory value given the old one and the value arguments.
-    pub fn apply(self, old: u32, args: &[u32]) -> u32 {
-        match self {
-            AtomicOp::Add => old.wrapping_add(args[0]),
-            AtomicOp::Sub => old.wrapping_sub(args[0]),
-            AtomicOp::Min => old.min(args[0]),
-            AtomicOp::Max => old.max(args[0]),
-            AtomicOp::And => old & args[0],
-            AtomicOp::Or => old | args[0],
-            AtomicOp::Xor => old ^ args[0],
-            AtomicOp::Exchange => args[0],
-            AtomicOp::CompSwap => {
-                if old == args[0] {
-                    args[1]
-                } else {
-                    old
-                }
-            }
-        }
-    }
 }
 
 /// Instruction kinds (semantics.md §3). A model gives each kind a [`Class`].

@@ -47,7 +47,13 @@ fn every_suite_file_parses_and_meets_its_expect_line_under_the_explorer() {
             if m.class(Kind::Sgop) == Class::Symbolic {
                 continue; // answered by the SMT engine
             }
-            let a = query::analyse_program(&test, &prog, m, &Options::default());
+            let a = query::analyse_models(
+                &test,
+                &prog,
+                std::slice::from_ref(m),
+                &Options::default().with_engine(query::Engine::Explore),
+            )
+            .remove(0);
             match (a.expected, &a.verdict) {
                 (None, _) => {}
                 (Some(_), Verdict::Unknown(why)) => {
@@ -102,7 +108,12 @@ fn paper_suite_reproduces_the_published_table() {
             if m.class(Kind::Sgop) == Class::Symbolic {
                 continue;
             }
-            let a = query::analyse(&test, &m, &Options::default()).unwrap();
+            let a = query::analyse(
+                &test,
+                &m,
+                &Options::default().with_engine(query::Engine::Explore),
+            )
+            .unwrap();
             let want = if expect(&test.name, &m.name) {
                 Verdict::Allowed
             } else {

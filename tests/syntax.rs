@@ -888,6 +888,22 @@ fn error_structure_of_the_file() {
         1,
         "expected `}` to close the block opened at line 3, column 8",
     );
+    first_error(
+        "test t\nthreads 1\nkernel {\n  if (lane == 0) {\n    r = 1;\n}\nexists (0:r == 1)",
+        7,
+        1,
+        "expected `}` to close the block opened at line 3, column 8, found `exists`",
+    );
+    first_error(
+        "test t\nthreads 1\nkernel { r = 1;\n~exists (0:r == 1)",
+        4,
+        1,
+        "expected `}` to close the block opened at line 3, column 8, found `~`",
+    );
+    assert_eq!(
+        errors("test t\nthreads 1\nkernel { loop { r = 1;\nforall (0:r == 1)").len(),
+        1
+    );
     first_error("test t\nthreads 1\nkernel { r = 1; }\n", 4, 1, "expected the final condition (`exists`, `~exists` or `forall`) after the kernel, found end of file");
     first_error(
         "test t\nthreads 1\nkernel { r = 1; }\nexists (0:r == 1)\nexpect SC allow\nfoo",
@@ -1297,4 +1313,310 @@ fn several_errors_are_collected_in_source_order() {
     assert_eq!(diags[1].source_line, "q = 1 +;");
     let shown = diags[1].to_string();
     assert!(shown.contains("t.litmus:7:8"), "{shown}");
+}
+
+// ---- stack safety -----------------------------------------------------------------------
+
+/// Asserts that `src` is refused with the nesting-limit error, on a 2 MiB stack.
+fn refused_as_too_deep(src: String) {
+    on_small_stack(move || {
+        let diags = errors(&src);
+        assert!(
+            diags.iter().any(|d| d.message.contains("nesting too deep")),
+            "{:#?}",
+            &diags[..diags.len().min(3)]
+        );
+    });
+}
+
+const DEEP: usize = 10_000;
+
+#[test]
+fn deep_parentheses_are_refused() {
+    refused_as_too_deep(with_body(&format!(
+        "q = {}1{};",
+        "(".repeat(DEEP),
+        ")".repeat(DEEP)
+    )));
+    // Unclosed, too.
+    refused_as_too_deep(with_body(&format!("q = {}", "(".repeat(DEEP))));
+    refused_as_too_deep(format!(
+        "test t\nthreads 1\nkernel {{ r = 1; }}\nexists {}0:r == 1{}",
+        "(".repeat(DEEP),
+        ")".repeat(DEEP)
+    ));
+}
+
+#[test]
+fn deep_blocks_are_refused() {
+    refused_as_too_deep(with_body(&format!(
+        "{}q = 1;{}",
+        "if (lane) {".repeat(DEEP),
+        "}".repeat(DEEP)
+    )));
+    refused_as_too_deep(with_body(&format!(
+        "{}q = 1;",
+        "while (lane) ".repeat(DEEP)
+    )));
+    refused_as_too_deep(with_body(&format!(
+        "if (lane) q = 1;{} q = 2;",
+        " else if (lane) q = 1;".repeat(DEEP)
+    )));
+    refused_as_too_deep(with_body(&"loop {".repeat(DEEP)));
+}
+
+#[test]
+fn deep_operators_are_refused() {
+    refused_as_too_deep(with_body(&format!("q = {}1;", "!".repeat(DEEP))));
+    refused_as_too_deep(with_body(&format!("q = {}1;", "-".repeat(DEEP))));
+    refused_as_too_deep(with_body(&format!("q = {}1;", "~".repeat(DEEP))));
+    refused_as_too_deep(with_body(&format!("q = 1{};", " + 1".repeat(DEEP))));
+    refused_as_too_deep(with_body(&format!("q = {}0;", "1 ? 1 : ".repeat(DEEP))));
+    refused_as_too_deep(with_body(&format!(
+        "q = {}1{};",
+        "subgroupAdd(".repeat(DEEP),
+        ")".repeat(DEEP)
+    )));
+    refused_as_too_deep(format!(
+        "test t\nthreads 1\nkernel {{ r = 1; }}\nexists {}0:r == 1",
+        "!".repeat(DEEP)
+    ));
+    refused_as_too_deep(format!(
+        "test t\nthreads 1\nkernel {{ r = 1; }}\nexists 0:r == 1{}",
+        " && 0:r == 1".repeat(DEEP)
+    ));
+}
+
+#[test]
+fn nesting_within_the_limit_is_accepted_and_dropped_safely() {
+    on_small_stack(|| {
+        let n = limits::MAX_DEPTH as usize / 2;
+        let t = ok(&with_body(&format!(
+            "{}q = {}1{};{}",
+            "if (lane) {".repeat(n / 2),
+            "(".repeat(n / 2),
+            ")".repeat(n / 2),
+            "}".repeat(n / 2)
+        )));
+        let _ = format!("{t:?}");
+        let copy = t.clone();
+        assert_eq!(copy, t);
+    });
+}
+
+#[test]
+fn huge_names_and_numbers_do_not_break_anything() {
+    let long = "n".repeat(100_000);
+    let diags = errors(with_body(&format!("q = {long};")));
+    assert!(diags[0].message.len() < 200, "{}", diags[0].message);
+    first_error(
+        with_body(&format!("q = {};", "9".repeat(10_000))),
+        6,
+        5,
+        "does not fit in 32 bits",
+    );
+    let t = ok(&format!(
+        "test {long}\nthreads 1\nkernel {{ {long} = 1; }}\nexists (0:{long} == 1)"
+    ));
+    assert_eq!(t.name.len(), 100_000);
+}
+
+// ---- no input makes the parser panic ----------------------------------------------------
+
+/// Properties every result has: errors are located, sorted and non-empty; a test satisfies
+/// the invariants the AST documents.
+fn check_invariants(src: &[u8]) {
+    match parse("p.litmus", src) {
+        Err(diags) => {
+            assert!(!diags.0.is_empty());
+            for d in &diags.0 {
+                assert!(d.line >= 1 && d.col >= 1, "{d:?}");
+                assert_eq!(d.file, "p.litmus");
+                assert!(!d.message.is_empty());
+                let _ = d.to_string();
+            }
+            assert!(diags
+                .0
+                .windows(2)
+                .all(|w| (w[0].line, w[0].col) < (w[1].line, w[1].col)));
+        }
+        Ok(t) => {
+            assert!(t.threads >= 1 && t.threads <= limits::MAX_THREADS);
+            assert!(t.subgroup >= 1 && t.subgroup <= limits::MAX_SUBGROUP);
+            assert_eq!(t.threads % t.workgroup, 0);
+            assert_eq!(t.workgroup % t.subgroup, 0);
+            for g in &t.globals {
+                assert_eq!(g.init.len(), g.cells() as usize);
+            }
+        }
+    }
+}
+
+/// Tokens of the grammar, for random "token soups" that get further than random bytes.
+const TOKENS: &[&str] = &[
+    "test",
+    "t",
+    "threads",
+    "subgroup",
+    "workgroup",
+    "global",
+    "kernel",
+    "exists",
+    "~exists",
+    "forall",
+    "expect",
+    "allow",
+    "forbid",
+    "SC",
+    "if",
+    "else",
+    "while",
+    "for",
+    "loop",
+    "break",
+    "continue",
+    "return",
+    "true",
+    "false",
+    "x",
+    "a",
+    "r",
+    "q",
+    "lane",
+    "tid",
+    "lid",
+    "sgid",
+    "wgid",
+    "sgsize",
+    "0",
+    "1",
+    "2",
+    "4",
+    "64",
+    "0x10",
+    "-1",
+    "4294967296",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "<<",
+    ">>",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "&",
+    "&&",
+    "|",
+    "||",
+    "^",
+    "~",
+    "!",
+    "?",
+    ":",
+    "/\\",
+    "\\/",
+    "0:r",
+    "1:q",
+    "\"s\"",
+    "subgroupAll",
+    "subgroupElect",
+    "subgroupBallot",
+    "subgroupBroadcast",
+    "subgroupAdd",
+    "subgroupBallotBitCount",
+    "subgroupBarrier",
+    "barrier",
+    "atomicAdd",
+    "atomicLoad",
+    "atomicStore",
+    "atomicCompSwap",
+    "//",
+    "/*",
+    "*/",
+    "\n",
+    "@",
+    "é",
+];
+
+fn soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(TOKENS), 0..80).prop_map(|t| t.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(30000))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        check_invariants(&bytes);
+    }
+
+    #[test]
+    fn random_token_soups_never_panic(body in soup()) {
+        check_invariants(body.as_bytes());
+    }
+
+    #[test]
+    fn random_kernels_never_panic(body in soup(), cond in soup()) {
+        check_invariants(with_body(&body).as_bytes());
+        let src = format!("test t\nthreads 4\nglobal x\nglobal a[4]\nkernel {{ r = 1; q = x; }}\nexists {cond}");
+        check_invariants(src.as_bytes());
+    }
+
+    /// Small edits of a valid file reach error paths deep in the grammar.
+    #[test]
+    fn mutated_examples_never_panic(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..3usize, prop::sample::select(TOKENS)), 1..6)
+    ) {
+        let mut src = EXAMPLE.as_bytes().to_vec();
+        for (at, kind, token) in edits {
+            let i = at.index(src.len() + 1);
+            match kind {
+                0 => { src.splice(i..i, token.bytes().chain([b' '])); }
+                1 => { src.drain(i..(i + token.len()).min(src.len())); }
+                _ => { src.splice(i..(i + 1).min(src.len()), token.bytes()); }
+            }
+        }
+        check_invariants(&src);
+    }
+
+    #[test]
+    fn random_headers_never_panic(header in soup()) {
+        check_invariants(format!("test t\n{header}\nkernel {{ }}\nexists true").as_bytes());
+    }
+}
+
+#[test]
+fn large_files_parse_in_linear_time() {
+    let n = 20_000;
+    let mut src = String::from("test big\nthreads 4\n");
+    for i in 0..n {
+        src.push_str(&format!("global g{i} = {i}\n"));
+    }
+    src.push_str("kernel {\n");
+    for i in 0..n {
+        src.push_str(&format!("  r{i} = g{i};\n  g{i} = r{i} + lane;\n"));
+    }
+    src.push_str("}\nexists (0:r0 == 0 && g1 == 1)\n");
+    let started = std::time::Instant::now();
+    let t = ok(&src);
+    assert_eq!((t.globals.len(), t.kernel.len()), (n, 2 * n));
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    // Many errors are capped rather than reported one by one.
+    let diags = errors(with_body(&"q = nope;\n".repeat(n)));
+    assert_eq!(diags.len(), 100);
+    assert_eq!((diags[0].line, diags[99].line), (6, 105));
 }

@@ -974,7 +974,15 @@ impl<'p> Explorer<'p> {
             }
             Op::Atomic { dst, op, .. } => {
                 let old = s.mem[cell];
-                let new = op.apply(old, &a.values);
+                let mut ch = Choices::new(Vec::new());
+                let no_builtins = |_| 0;
+                let mut d = Concrete {
+                    regs: &[],
+                    builtins: &no_builtins,
+                    ub: None,
+                    choices: &mut ch,
+                };
+                let new = eval::atomic_new(&mut d, *op, &old, &a.values);
                 s.mem[cell] = new;
                 if let Some(d) = dst {
                     Self::write_reg(&mut s.threads[u], *d, old);

@@ -1,3 +1,4 @@
 //! Engines: given an unrolled program and a model, find the executions.
 pub mod explore;
+pub mod smt;
 pub mod trace;

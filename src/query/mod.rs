@@ -5,6 +5,7 @@
 //! `report` module turns it into text or JSON.
 
 use crate::engine::explore::{self, Exploration, ExploreOptions};
+use crate::engine::smt::{self, Answer, SmtOptions};
 use crate::engine::trace::{At, Effect, Step};
 use crate::ir::{self, Program, Target};
 use crate::model::Model;
@@ -18,6 +19,8 @@ use std::time::{Duration, Instant};
 pub enum Engine {
     /// The explicit-state explorer (every interleaving).
     Explore,
+    /// The Z3 encoding (every model, Symb included; scales to full subgroups).
+    Smt,
 }
 
 /// Analysis options.
@@ -28,14 +31,23 @@ pub struct Options {
     pub engine: Engine,
     /// Explorer state budget.
     pub max_states: usize,
+    /// SMT: per solver call, in milliseconds.
+    pub timeout_ms: Option<u32>,
+    /// SMT: enumerate every outcome (not only the verdict's).
+    pub want_outcomes: bool,
+    /// SMT: most outcomes to enumerate.
+    pub max_outcomes: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             unroll: 8,
-            engine: Engine::Explore,
+            engine: Engine::Smt,
             max_states: ExploreOptions::default().max_states,
+            timeout_ms: None,
+            want_outcomes: true,
+            max_outcomes: 4096,
         }
     }
 }
@@ -51,6 +63,14 @@ impl Options {
     }
     pub fn with_max_states(mut self, n: usize) -> Self {
         self.max_states = n;
+        self
+    }
+    pub fn with_timeout_ms(mut self, ms: Option<u32>) -> Self {
+        self.timeout_ms = ms;
+        self
+    }
+    pub fn with_outcomes(mut self, want: bool) -> Self {
+        self.want_outcomes = want;
         self
     }
 }
@@ -174,18 +194,61 @@ pub fn compile(test: &ast::Test, unroll: u32) -> Result<Program, QueryError> {
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.
 pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analysis, QueryError> {
     let prog = compile(test, opts.unroll)?;
-    Ok(analyse_program(test, &prog, model, opts))
+    Ok(analyse_models(test, &prog, std::slice::from_ref(model), opts).remove(0))
 }
 
-/// As [`analyse`], for an already compiled program.
-pub fn analyse_program(
+/// As [`analyse`], for an already compiled program and several models at once (the SMT
+/// engine encodes the program once and switches models by assumptions).
+pub fn analyse_models(
     test: &ast::Test,
     prog: &Program,
-    model: &Model,
+    models: &[Model],
     opts: &Options,
-) -> Analysis {
-    let start = Instant::now();
-    let mut a = Analysis {
+) -> Vec<Analysis> {
+    match opts.engine {
+        Engine::Explore => models
+            .iter()
+            .map(|m| {
+                let start = Instant::now();
+                let mut a = blank(test, prog, m, opts);
+                let eo = ExploreOptions {
+                    max_states: opts.max_states,
+                };
+                match explore::explore(prog, m, &eo) {
+                    Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
+                    Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
+                }
+                a.millis = duration_ms(start.elapsed());
+                a
+            })
+            .collect(),
+        Engine::Smt => {
+            let start = Instant::now();
+            let so = SmtOptions {
+                timeout_ms: opts.timeout_ms,
+                max_outcomes: opts.max_outcomes,
+            };
+            let enc = smt::Encoding::new(prog, models, &so);
+            let setup = start.elapsed();
+            models
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let start = Instant::now();
+                    let mut a = blank(test, prog, m, opts);
+                    fill_from_smt(&mut a, test, prog, &enc, m, opts);
+                    // The shared encoding's cost is charged to the first model.
+                    let spent = start.elapsed() + if i == 0 { setup } else { Duration::ZERO };
+                    a.millis = duration_ms(spent);
+                    a
+                })
+                .collect()
+        }
+    }
+}
+
+fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Analysis {
+    Analysis {
         test: test.name.clone(),
         file: test.file.clone(),
         model: model.name.clone(),
@@ -212,20 +275,68 @@ pub fn analyse_program(
         notes: Vec::new(),
         states: 0,
         millis: 0.0,
-    };
-    match opts.engine {
-        Engine::Explore => {
-            let eo = ExploreOptions {
-                max_states: opts.max_states,
-            };
-            match explore::explore(prog, model, &eo) {
-                Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
-                Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
-            }
+    }
+}
+
+fn fill_from_smt(
+    a: &mut Analysis,
+    test: &ast::Test,
+    prog: &Program,
+    enc: &smt::Encoding,
+    m: &Model,
+    opts: &Options,
+) {
+    let render = |steps: &[Step]| render_trace(test, prog, steps);
+    let mut why_incomplete = Vec::new();
+    let cut = enc.cut(m);
+    match &cut {
+        Answer::Yes(steps) => {
+            a.bound_hit = Some(render(steps));
+            why_incomplete.push(format!(
+                "an execution can be cut by the loop bound (--unroll {})",
+                prog.unroll
+            ));
+        }
+        Answer::Unknown(r) => why_incomplete.push(format!(
+            "could not decide whether the loop bound cuts an execution ({r})"
+        )),
+        Answer::No => {}
+    }
+    for (kind, steps) in enc.undefined_behaviour(m) {
+        a.undefined_behaviour.push(UbReport {
+            kind,
+            description: kind.describe().to_string(),
+            witness: render(&steps),
+        });
+    }
+    if opts.want_outcomes {
+        let o = enc.outcomes(m, opts.max_outcomes);
+        a.outcomes = o
+            .outcomes
+            .into_iter()
+            .map(|v| OutcomeRow {
+                satisfies: prog.prop.eval(&v),
+                values: v,
+            })
+            .collect();
+        if let Some(why) = o.incomplete {
+            why_incomplete.push(format!("outcome enumeration {why}"));
         }
     }
-    a.millis = duration_ms(start.elapsed());
-    a
+    a.outcomes_complete = opts.want_outcomes && why_incomplete.is_empty();
+    a.verdict = match enc.allowed(m) {
+        Answer::Yes(steps) => {
+            a.witness = Some(render(&steps));
+            Verdict::Allowed
+        }
+        Answer::No if matches!(cut, Answer::No) => Verdict::Forbidden,
+        Answer::No => Verdict::Unknown(why_incomplete.join("; ")),
+        Answer::Unknown(r) => Verdict::Unknown(format!("the solver could not decide: {r}")),
+    };
+    if a.verdict != Verdict::Allowed && !opts.want_outcomes {
+        a.outcomes_complete = false;
+    }
+    a.condition_holds = condition_holds(a);
 }
 
 fn duration_ms(d: Duration) -> f64 {

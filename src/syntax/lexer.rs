@@ -430,13 +430,15 @@ impl Lexer<'_> {
                 Some('"') => return Ok(Tok::Str(value)),
                 Some('\\') => match self.bump() {
                     Some(c @ ('"' | '\\')) => value.push(c),
-                    Some(c) if c != '\n' => return Err((
-                        self.since(at),
-                        format!(
+                    Some(c) if c != '\n' => {
+                        return Err((
+                            self.since(at),
+                            format!(
                             "unknown escape `\\{}` in a string: only `\\\"` and `\\\\` are allowed",
                             c.escape_debug()
                         ),
-                    )),
+                        ))
+                    }
                     None if self.bad_byte.is_some() => return Err(self.end_of_input()),
                     _ => return Err(unterminated_string(start)),
                 },

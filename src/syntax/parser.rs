@@ -23,7 +23,7 @@
 mod condition;
 mod kernel;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::ast;
 use super::diag::{Diagnostic, Diagnostics, Span};
@@ -139,6 +139,10 @@ struct Parser<'a> {
     /// Loops enclosing the current statement, for `break`/`continue`.
     loops: u32,
     globals: Vec<ast::Global>,
+    /// Position of each global in `globals` (a file may declare thousands).
+    global_index: HashMap<String, usize>,
+    /// Memory cells of `globals` together.
+    cells_used: u32,
     /// Register names of the kernel (see the module documentation).
     registers: HashSet<String>,
     /// Thread geometry, once the header is known to be valid.
@@ -165,6 +169,8 @@ impl<'a> Parser<'a> {
             depth: 0,
             loops: 0,
             globals: Vec::new(),
+            global_index: HashMap::new(),
+            cells_used: 0,
             registers: HashSet::new(),
             geometry: None,
             first_ballot: None,
@@ -252,11 +258,12 @@ impl<'a> Parser<'a> {
 
     /// Records an error and lets the caller go on.
     fn report(&mut self, span: Span, message: impl Into<String>) {
-        self.diags
-            .push(Diagnostic::new(self.file, self.text, span, message));
         if self.diags.len() >= MAX_ERRORS {
             self.fatal = true;
+            return;
         }
+        self.diags
+            .push(Diagnostic::new(self.file, self.text, span, message));
     }
 
     /// Records an error for a caller that cannot go on.
@@ -372,7 +379,9 @@ impl<'a> Parser<'a> {
     // ---- names --------------------------------------------------------------------------
 
     fn global(&self, name: &str) -> Option<&ast::Global> {
-        self.globals.iter().find(|g| g.name == name)
+        self.global_index
+            .get(name)
+            .and_then(|&i| self.globals.get(i))
     }
 
     /// Collects the register names of the kernel from the tokens ahead: every `name =` where
@@ -680,8 +689,7 @@ impl<'a> Parser<'a> {
             None
         };
         let cells = len.unwrap_or(1);
-        let used: u32 = self.globals.iter().map(ast::Global::cells).sum();
-        if used.saturating_add(cells) > limits::MAX_CELLS {
+        if self.cells_used.saturating_add(cells) > limits::MAX_CELLS {
             self.report(
                 name_token.span,
                 format!(
@@ -701,6 +709,8 @@ impl<'a> Parser<'a> {
             let mut init = values;
             // `cells` is within MAX_CELLS here, so this allocation is bounded.
             init.resize(cells as usize, 0);
+            self.cells_used += cells;
+            self.global_index.insert(name.clone(), self.globals.len());
             self.globals.push(ast::Global {
                 name,
                 len,

@@ -68,7 +68,12 @@ impl Parser<'_> {
         )
     }
 
+    /// `!P`, `( P )` or an atom. (Parentheses are dispatched here rather than in
+    /// `prop_atom` to keep that function's large frame off the recursive path.)
     fn prop_not(&mut self) -> PResult<Prop> {
+        if self.at(Punct::LParen) {
+            return self.prop_parenthesised();
+        }
         if !self.eat(Punct::Not) {
             return self.prop_atom();
         }
@@ -76,13 +81,8 @@ impl Parser<'_> {
         Ok(Prop::Not(Box::new(inner)))
     }
 
-    /// `( P )`, `a OP b`, a bare `true`/`false`, or a bare operand (true when non-zero).
+    /// `a OP b`, a bare `true`/`false`, or a bare operand (true when non-zero).
     fn prop_atom(&mut self) -> PResult<Prop> {
-        if self.eat(Punct::LParen) {
-            let inner = self.nested(|p| p.prop_or())?;
-            self.expect(Punct::RParen, "to close `(` in the condition")?;
-            return Ok(inner);
-        }
         let next_is_comparison = comparison(&self.peek_at(1).tok).is_some();
         for (word, prop) in [("true", Prop::True), ("false", Prop::False)] {
             if self.at_word(word) && !next_is_comparison {
@@ -97,6 +97,14 @@ impl Parser<'_> {
         self.bump();
         let rhs = self.operand()?;
         Ok(Prop::Cmp(op, lhs, rhs))
+    }
+
+    /// `( P )`
+    fn prop_parenthesised(&mut self) -> PResult<Prop> {
+        self.bump();
+        let inner = self.nested(|p| p.prop_or())?;
+        self.expect(Punct::RParen, "to close `(` in the condition")?;
+        Ok(inner)
     }
 
     /// `T:r`, `x`, `a[k]` or a literal.

@@ -117,19 +117,26 @@ impl Parser<'_> {
 
     /// Statements up to the `}` that closes the block opened at `open`, recovering from an
     /// error in one statement by skipping to the end of it.
+    ///
+    /// Reaching the final condition means a `}` is missing: that is reported once, here
+    /// (the enclosing blocks report the same position, which is deduplicated), and the block
+    /// is treated as closed so that the condition still parses.
     fn statements(&mut self, open: Span) -> PResult<Vec<Stmt>> {
         let mut body = Vec::new();
+        let unclosed = format!(
+            "`}}` to close the block opened at line {}, column {}",
+            open.line, open.col
+        );
         loop {
             match self.peek().tok {
                 Tok::Punct(Punct::RBrace) => {
                     self.bump();
                     return Ok(body);
                 }
-                Tok::Eof { .. } => {
-                    return Err(self.expected(&format!(
-                        "`}}` to close the block opened at line {}, column {}",
-                        open.line, open.col
-                    )))
+                Tok::Eof { .. } => return Err(self.expected(&unclosed)),
+                _ if self.at_condition() => {
+                    self.expected(&unclosed);
+                    return Ok(body);
                 }
                 _ => match self.statement() {
                     Ok(stmt) => body.push(stmt),
@@ -138,6 +145,14 @@ impl Parser<'_> {
                 },
             }
         }
+    }
+
+    /// Whether the next tokens start the final condition rather than a statement
+    /// (`exists = 1;` is an assignment to a register named `exists`).
+    fn at_condition(&self) -> bool {
+        let next = &self.peek_at(1).tok;
+        ((self.at_word("exists") || self.at_word("forall")) && *next != Tok::Punct(Punct::Assign))
+            || (self.at(Punct::Tilde) && next.is_word("exists"))
     }
 
     /// Error recovery: skips to just after the next `;`, or past a `{ ... }` group (and any
@@ -187,68 +202,85 @@ impl Parser<'_> {
 
     fn statement(&mut self) -> PResult<Stmt> {
         let start = self.peek().span;
-        let call = self.peek_at(1).tok == Tok::Punct(Punct::LParen);
-        let kind = match self.peek_ident().as_deref() {
-            Some("if") => self.if_stmt()?,
-            Some("while") => {
-                self.bump();
-                let cond = self.paren_condition("while")?;
-                let body = self.loop_body()?;
-                StmtKind::While { cond, body }
-            }
-            Some("for") => self.for_stmt()?,
-            Some("loop") => {
-                self.bump();
-                let body = self.loop_body()?;
-                StmtKind::Loop { body }
-            }
-            Some(word @ ("break" | "continue" | "return")) => {
-                let kind = match word {
-                    "break" => StmtKind::Break,
-                    "continue" => StmtKind::Continue,
-                    _ => StmtKind::Return,
-                };
-                if self.loops == 0 && word != "return" {
-                    self.report(start, format!("`{word}` outside of a loop"));
-                }
-                self.bump();
-                self.expect(Punct::Semi, &format!("after `{word}`"))?;
-                kind
-            }
-            Some("else") => return Err(self.fail(start, "`else` without a matching `if`")),
-            Some(name @ ("subgroupBarrier" | "barrier")) if call => {
-                let scope = if name == "barrier" {
-                    BarrierScope::Workgroup
-                } else {
-                    BarrierScope::Subgroup
-                };
-                self.bump();
-                self.bump();
-                self.expect(
-                    Punct::RParen,
-                    &format!("after `{name}(`: it takes no arguments"),
-                )?;
-                self.expect(Punct::Semi, "after the statement")?;
-                StmtKind::Barrier(scope)
-            }
-            Some(name) if call && AtomicKind::from_name(name).is_none() => self.call_stmt()?,
-            Some(_) => {
-                let kind = self.simple_stmt()?;
-                self.expect(Punct::Semi, "after the statement")?;
-                kind
-            }
-            None if self.at(Punct::LBrace) => {
-                return Err(self.fail(
-                    start,
-                    "a block `{ ... }` may only follow `if`, `else`, `while`, `for` or `loop`",
-                ))
-            }
-            None => return Err(self.expected("a statement")),
-        };
+        let kind = self.statement_kind(start)?;
         Ok(Stmt {
             kind,
             span: self.span_from(start),
         })
+    }
+
+    /// Chooses the statement form from its first tokens and parses it. Each form has its own
+    /// function and every arm is a plain call: nested statements recurse through here, and in
+    /// a debug build each temporary of each arm would otherwise cost stack at every level.
+    fn statement_kind(&mut self, start: Span) -> PResult<StmtKind> {
+        let call = self.peek_at(1).tok == Tok::Punct(Punct::LParen);
+        match self.peek_ident().as_deref() {
+            Some("if") => self.if_stmt(),
+            Some("while") => self.while_stmt(),
+            Some("for") => self.for_stmt(),
+            Some("loop") => self.loop_stmt(),
+            Some(word @ ("break" | "continue" | "return")) => self.jump_stmt(word),
+            Some("else") => Err(self.fail(start, "`else` without a matching `if`")),
+            Some(name @ ("subgroupBarrier" | "barrier")) if call => self.barrier_stmt(name),
+            Some(name) if call && AtomicKind::from_name(name).is_none() => self.call_stmt(),
+            Some(_) => self.simple_stmt_and_semicolon(),
+            None if self.at(Punct::LBrace) => Err(self.fail(
+                start,
+                "a block `{ ... }` may only follow `if`, `else`, `while`, `for` or `loop`",
+            )),
+            None => Err(self.expected("a statement")),
+        }
+    }
+
+    fn while_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let cond = self.paren_condition("while")?;
+        let body = self.loop_body()?;
+        Ok(StmtKind::While { cond, body })
+    }
+
+    fn loop_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        let body = self.loop_body()?;
+        Ok(StmtKind::Loop { body })
+    }
+
+    /// `break;`, `continue;` or `return;`.
+    fn jump_stmt(&mut self, word: &str) -> PResult<StmtKind> {
+        let keyword = self.bump().span;
+        let kind = match word {
+            "break" => StmtKind::Break,
+            "continue" => StmtKind::Continue,
+            _ => StmtKind::Return,
+        };
+        if self.loops == 0 && word != "return" {
+            self.report(keyword, format!("`{word}` outside of a loop"));
+        }
+        self.expect(Punct::Semi, &format!("after `{word}`"))?;
+        Ok(kind)
+    }
+
+    /// `subgroupBarrier();` or `barrier();`
+    fn barrier_stmt(&mut self, name: &str) -> PResult<StmtKind> {
+        let scope = if name == "barrier" {
+            BarrierScope::Workgroup
+        } else {
+            BarrierScope::Subgroup
+        };
+        self.bump();
+        self.bump(); // `(`
+        self.expect(
+            Punct::RParen,
+            &format!("after `{name}(`: it takes no arguments"),
+        )?;
+        self.expect(Punct::Semi, "after the statement")?;
+        Ok(StmtKind::Barrier(scope))
+    }
+
+    fn simple_stmt_and_semicolon(&mut self) -> PResult<StmtKind> {
+        let kind = self.simple_stmt()?;
+        self.expect(Punct::Semi, "after the statement")?;
+        Ok(kind)
     }
 
     fn if_stmt(&mut self) -> PResult<StmtKind> {
@@ -508,14 +540,8 @@ impl Parser<'_> {
         })?;
         let expected = kind.value_args() + 1;
         if args.len() + 1 != expected {
-            return Err(self.fail(
-                name_token.span,
-                format!(
-                    "`{name}` takes {}, found {}",
-                    arguments(expected),
-                    args.len() + 1
-                ),
-            ));
+            self.wrong_arity(&name, name_token.span, expected, args.len() + 1);
+            return Err(Stop);
         }
         Ok(AtomicCall {
             kind,
@@ -567,9 +593,15 @@ impl Parser<'_> {
     /// `c ? a : b` (right-associative, lowest precedence) or a binary expression.
     fn ternary(&mut self) -> PResult<Expr> {
         let cond = self.binary(0)?;
-        if !self.eat(Punct::Question) {
-            return Ok(cond);
+        if self.eat(Punct::Question) {
+            self.ternary_branches(cond)
+        } else {
+            Ok(cond)
         }
+    }
+
+    /// `a : b` after `cond ?`.
+    fn ternary_branches(&mut self, cond: Expr) -> PResult<Expr> {
         let then = self.nested(|p| p.ternary())?;
         self.expect(Punct::Colon, "in the conditional expression `c ? a : b`")?;
         let otherwise = self.nested(|p| p.ternary())?;
@@ -617,18 +649,21 @@ impl Parser<'_> {
                     span: token.span,
                 })
             }
-            Tok::Punct(Punct::LParen) => {
-                self.bump();
-                let inner = self.nested(|p| p.ternary())?;
-                self.expect(Punct::RParen, "to close `(`")?;
-                Ok(inner)
-            }
+            Tok::Punct(Punct::LParen) => self.parenthesised(),
             Tok::Ident(name) if self.peek_at(1).tok == Tok::Punct(Punct::LParen) => {
                 self.call(name.clone(), token.span)
             }
             Tok::Ident(name) => self.name(name.clone(), token.span),
             _ => Err(self.expected("an expression")),
         }
+    }
+
+    /// `( expr )`
+    fn parenthesised(&mut self) -> PResult<Expr> {
+        self.bump();
+        let inner = self.nested(|p| p.ternary())?;
+        self.expect(Punct::RParen, "to close `(`")?;
+        Ok(inner)
     }
 
     /// A name read in an expression: a literal keyword, built-in or register. A global is
@@ -677,28 +712,12 @@ impl Parser<'_> {
         } else if let Some(f) = LocalFn::from_name(&name) {
             (f.arity(), None, Some(f))
         } else {
-            let why = if AtomicKind::from_name(&name).is_some() {
-                format!(
-                    "`{name}` cannot be used inside an expression: an atomic is a statement of \
-                     its own, as in `r = {name}(...);`"
-                )
-            } else if name == "barrier" || name == "subgroupBarrier" {
-                format!("`{name}` is a statement, not a value: write `{name}();` on its own")
-            } else {
-                format!(
-                    "unknown operation `{}`",
-                    crate::syntax::lexer::shorten(&name)
-                )
-            };
-            return Err(self.fail(span, why));
+            return Err(self.not_a_function(&name, span));
         };
         self.bump();
         let args = self.nested(|p| p.call_args(&name))?;
         if args.len() != arity {
-            self.report(
-                span,
-                format!("`{name}` takes {}, found {}", arguments(arity), args.len()),
-            );
+            self.wrong_arity(&name, span, arity, args.len());
         }
         if sg_op == Some(SgOp::Ballot) && self.first_ballot.is_none() {
             self.first_ballot = Some(span);
@@ -712,6 +731,31 @@ impl Parser<'_> {
             kind,
             span: self.span_from(span),
         })
+    }
+
+    /// The error for calling something that is not a subgroup op or a ballot helper.
+    fn not_a_function(&mut self, name: &str, span: Span) -> Stop {
+        let why = if AtomicKind::from_name(name).is_some() {
+            format!(
+                "`{name}` cannot be used inside an expression: an atomic is a statement of \
+                 its own, as in `r = {name}(...);`"
+            )
+        } else if name == "barrier" || name == "subgroupBarrier" {
+            format!("`{name}` is a statement, not a value: write `{name}();` on its own")
+        } else {
+            format!(
+                "unknown operation `{}`",
+                crate::syntax::lexer::shorten(name)
+            )
+        };
+        self.fail(span, why)
+    }
+
+    fn wrong_arity(&mut self, name: &str, span: Span, expected: usize, found: usize) {
+        self.report(
+            span,
+            format!("`{name}` takes {}, found {found}", arguments(expected)),
+        );
     }
 
     /// `( expr, ... )` after a call's name.

@@ -1,0 +1,1151 @@
+//! The Z3 engine: the unrolled program as constraints, every model at once.
+//!
+//! An execution is encoded as: which blocks each thread runs (`in[t][b]`, its path through the
+//! DAG), its register values along that path (SSA with phis at merges), an integer timestamp
+//! for every event (label, instruction, terminator), sequentially consistent memory as
+//! reads-from over timestamps, and subgroup-op results as functions of membership and
+//! arguments (`eval::sgop_result`, the same rule the explorer uses). None of that depends on
+//! the model. What a model changes is only *when* events may happen: each (kind, class) pair
+//! contributes timing constraints behind an assumption literal, so the program is asserted
+//! once and a whole tests x models table is answered by one solver.
+//!
+//! Timing constraints per class, for an event of dynamic block db = (subgroup, block):
+//! - synchronous: a start time S with every member's previous event before S, every member's
+//!   event at or after S, and every non-member's *leaving event* for db before S;
+//! - collective: members share one time G (memory: a contiguous slot [G, G+|T(db)|) that no
+//!   other access to the same global enters), previous events and leaving events before G;
+//! - speculative: collective without the leaving-event condition (T(db) is the final set);
+//! - lazy: members issue alone; a resolution time R after every issue and every non-member's
+//!   leaving event; every read of the result register comes after R;
+//! - symbolic: nothing but the value constraint.
+//!
+//! Architecture invariant: this is the only module that talks to Z3.
+
+use super::trace::{At, Effect, Step};
+use crate::eval::{self, Domain, SgInputs, UbKind};
+use crate::ir::unroll::Term;
+use crate::ir::{BlockId, Observable, Op, Program, Prop, PropTerm, RegId, Target};
+use crate::model::Model;
+use crate::vocab::{BinOp, Builtin, Class, Kind, UnOp};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use z3::ast::{Bool, Int, BV};
+use z3::{Params, SatResult, Solver};
+
+/// Options for SMT queries.
+#[derive(Clone, Debug)]
+pub struct SmtOptions {
+    /// Per solver call, in milliseconds.
+    pub timeout_ms: Option<u32>,
+    /// Stop enumerating outcomes after this many (the list is then incomplete).
+    pub max_outcomes: usize,
+}
+
+impl Default for SmtOptions {
+    fn default() -> Self {
+        SmtOptions {
+            timeout_ms: None,
+            max_outcomes: 4096,
+        }
+    }
+}
+
+/// What the solver said about one question.
+#[derive(Clone, Debug)]
+pub enum Answer<T> {
+    Yes(T),
+    No,
+    /// Timeout or solver incompleteness, with the solver's reason.
+    Unknown(String),
+}
+
+/// The outcomes of one model.
+#[derive(Clone, Debug)]
+pub struct SmtOutcomes {
+    pub outcomes: Vec<Vec<u32>>,
+    /// Why the list may be incomplete (limit or solver unknown), if it may be.
+    pub incomplete: Option<String>,
+}
+
+/// A memory access event.
+struct MemEv {
+    thread: u32,
+    block: BlockId,
+    pos: u32,
+    global: u32,
+    index: BV,
+    guard: Bool,
+    ts: Int,
+    read: Option<BV>,
+    write: Option<BV>,
+}
+
+/// A subgroup-op call by one thread.
+struct SgCall {
+    thread: u32,
+    args: Vec<BV>,
+    res: BV,
+}
+
+/// The encoded program.
+pub struct Encoding<'p> {
+    prog: &'p Program,
+    solver: Solver,
+    inb: Vec<Vec<Bool>>,
+    ts: Vec<Vec<Vec<Int>>>,
+    /// Per thread and block: the edges with the condition of taking each.
+    edges: Vec<Vec<Vec<(Target, Bool)>>>,
+    /// Per thread and block: the time of the event before the label (the branch into it).
+    prev_label: Vec<Vec<Int>>,
+    /// Register written at (thread, block, pos), with its value, for witnesses.
+    written: HashMap<(u32, BlockId, u32), (RegId, BV)>,
+    mem: Vec<MemEv>,
+    observables: Vec<BV>,
+    ub: Vec<(UbKind, Bool)>,
+    cut_any: Bool,
+    lits: BTreeMap<(Kind, Class), Bool>,
+    a_noub: Bool,
+    a_nocut: Bool,
+    a_cut: Bool,
+    ub_lits: BTreeMap<UbKind, Bool>,
+}
+
+/// The Z3 value domain for one thread: registers are terms, undefined behaviour is recorded
+/// under the current guard.
+struct Z3Dom<'a> {
+    regs: &'a [BV],
+    tid: u32,
+    prog: &'a Program,
+    guard: Vec<Bool>,
+    ub: &'a mut Vec<(UbKind, Bool)>,
+}
+
+fn bv(v: u32) -> BV {
+    BV::from_u64(v as u64, 32)
+}
+
+fn and(v: &[&Bool]) -> Bool {
+    match v.len() {
+        0 => Bool::from_bool(true),
+        1 => v[0].clone(),
+        _ => Bool::and(v),
+    }
+}
+
+fn or(v: &[Bool]) -> Bool {
+    match v.len() {
+        0 => Bool::from_bool(false),
+        1 => v[0].clone(),
+        _ => Bool::or(v),
+    }
+}
+
+impl Domain for Z3Dom<'_> {
+    type V = BV;
+    type B = Bool;
+
+    fn lit(&mut self, x: u32) -> BV {
+        bv(x)
+    }
+    fn reg(&mut self, r: RegId) -> BV {
+        self.regs[r as usize].clone()
+    }
+    fn builtin(&mut self, b: Builtin) -> BV {
+        bv(self.prog.layout.builtin(b, self.tid))
+    }
+    fn konst(&mut self, b: bool) -> Bool {
+        Bool::from_bool(b)
+    }
+    fn binop(&mut self, op: BinOp, a: &BV, b: &BV) -> BV {
+        let one = bv(1);
+        let zero = bv(0);
+        let flag = |c: Bool| c.ite(&one, &zero);
+        match op {
+            BinOp::Add => a.bvadd(b),
+            BinOp::Sub => a.bvsub(b),
+            BinOp::Mul => a.bvmul(b),
+            BinOp::Div | BinOp::Rem => {
+                let refs: Vec<&Bool> = self.guard.iter().collect();
+                let g = and(&refs);
+                self.ub
+                    .push((UbKind::DivisionByZero, and(&[&g, &b.eq(&zero)])));
+                if op == BinOp::Div {
+                    a.bvudiv(b)
+                } else {
+                    a.bvurem(b)
+                }
+            }
+            BinOp::BitAnd => a.bvand(b),
+            BinOp::BitOr => a.bvor(b),
+            BinOp::BitXor => a.bvxor(b),
+            BinOp::Shl => a.bvshl(b),
+            BinOp::Shr => a.bvlshr(b),
+            BinOp::Eq => flag(a.eq(b)),
+            BinOp::Ne => flag(a.eq(b).not()),
+            BinOp::Lt => flag(a.bvult(b)),
+            BinOp::Le => flag(a.bvule(b)),
+            BinOp::Gt => flag(a.bvugt(b)),
+            BinOp::Ge => flag(a.bvuge(b)),
+            BinOp::LAnd => flag(and(&[&a.eq(&zero).not(), &b.eq(&zero).not()])),
+            BinOp::LOr => flag(or(&[a.eq(&zero).not(), b.eq(&zero).not()])),
+        }
+    }
+    fn unop(&mut self, op: UnOp, a: &BV) -> BV {
+        match op {
+            UnOp::Neg => a.bvneg(),
+            UnOp::BitNot => a.bvnot(),
+            UnOp::Not => a.eq(bv(0)).ite(&bv(1), &bv(0)),
+        }
+    }
+    fn nonzero(&mut self, a: &BV) -> Bool {
+        a.eq(bv(0)).not()
+    }
+    fn eq(&mut self, a: &BV, b: &BV) -> Bool {
+        a.eq(b)
+    }
+    fn ule(&mut self, a: &BV, b: &BV) -> Bool {
+        a.bvule(b)
+    }
+    fn and(&mut self, a: &Bool, b: &Bool) -> Bool {
+        and(&[a, b])
+    }
+    fn or(&mut self, a: &Bool, b: &Bool) -> Bool {
+        or(&[a.clone(), b.clone()])
+    }
+    fn not(&mut self, a: &Bool) -> Bool {
+        a.not()
+    }
+    fn ite(&mut self, c: &Bool, t: &BV, e: &BV) -> BV {
+        c.ite(t, e)
+    }
+    fn bool_to_val(&mut self, b: &Bool) -> BV {
+        b.ite(&bv(1), &bv(0))
+    }
+    fn guarded(
+        &mut self,
+        c: &Bool,
+        t: &mut dyn FnMut(&mut Self) -> BV,
+        e: &mut dyn FnMut(&mut Self) -> BV,
+    ) -> BV {
+        self.guard.push(c.clone());
+        let tv = t(self);
+        self.guard.pop();
+        self.guard.push(c.not());
+        let ev = e(self);
+        self.guard.pop();
+        c.ite(&tv, &ev)
+    }
+    fn unspecified(&mut self) -> BV {
+        BV::fresh_const("unspecified", 32)
+    }
+}
+
+/// Classes each kind takes in at least one of `models` (barriers: always collective).
+fn classes_used(models: &[Model]) -> BTreeSet<(Kind, Class)> {
+    let mut s = BTreeSet::new();
+    for m in models {
+        for k in Kind::MODELLED {
+            s.insert((k, m.class(k)));
+        }
+    }
+    s.insert((Kind::Barrier, Class::Collective));
+    s
+}
+
+impl<'p> Encoding<'p> {
+    /// Asserts the program once, with timing constraints for every class the given models use.
+    pub fn new(prog: &'p Program, models: &[Model], opts: &SmtOptions) -> Encoding<'p> {
+        let solver = Solver::new();
+        if let Some(ms) = opts.timeout_ms {
+            let mut p = Params::new();
+            p.set_u32("timeout", ms);
+            solver.set_params(&p);
+        }
+        let used = classes_used(models);
+        let lits = used
+            .iter()
+            .map(|&(k, c)| {
+                (
+                    (k, c),
+                    Bool::new_const(format!("class_{}_{}", k.name(), c.name())),
+                )
+            })
+            .collect();
+        let mut enc = Encoding {
+            prog,
+            solver,
+            inb: Vec::new(),
+            ts: Vec::new(),
+            edges: Vec::new(),
+            prev_label: Vec::new(),
+            written: HashMap::new(),
+            mem: Vec::new(),
+            observables: Vec::new(),
+            ub: Vec::new(),
+            cut_any: Bool::from_bool(false),
+            lits,
+            a_noub: Bool::new_const("assume_no_ub"),
+            a_nocut: Bool::new_const("assume_no_cut"),
+            a_cut: Bool::new_const("assume_cut"),
+            ub_lits: BTreeMap::new(),
+        };
+        let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
+        let mut calls: BTreeMap<(u32, BlockId, u32), Vec<SgCall>> = BTreeMap::new();
+        let mut resolve: HashMap<(u32, BlockId, u32), Int> = HashMap::new();
+        let mut finals: Vec<Vec<BV>> = Vec::new();
+        for t in 0..prog.layout.threads {
+            finals.push(enc.thread(t, lazy, &mut calls, &mut resolve));
+        }
+        enc.sgop_values(&calls);
+        enc.memory();
+        enc.timing(&used, &resolve);
+        enc.workgroup_barriers();
+        enc.observe(&finals);
+        let ub_any = or(&enc.ub.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
+        enc.solver.assert(enc.a_noub.implies(ub_any.not()));
+        enc.solver.assert(enc.a_nocut.implies(enc.cut_any.not()));
+        enc.solver.assert(enc.a_cut.implies(&enc.cut_any));
+        for k in [
+            UbKind::DivisionByZero,
+            UbKind::OutOfBounds,
+            UbKind::BarrierDivergence,
+        ] {
+            let conds: Vec<Bool> = enc
+                .ub
+                .iter()
+                .filter(|(kk, _)| *kk == k)
+                .map(|(_, c)| c.clone())
+                .collect();
+            if !conds.is_empty() {
+                let l = Bool::new_const(format!("assume_ub_{k:?}"));
+                enc.solver.assert(l.implies(or(&conds)));
+                enc.ub_lits.insert(k, l);
+            }
+        }
+        enc
+    }
+
+    /// Symbolically executes thread `t` over the block DAG; returns its final registers.
+    fn thread(
+        &mut self,
+        t: u32,
+        lazy: bool,
+        calls: &mut BTreeMap<(u32, BlockId, u32), Vec<SgCall>>,
+        resolve: &mut HashMap<(u32, BlockId, u32), Int>,
+    ) -> Vec<BV> {
+        let prog = self.prog;
+        let nb = prog.blocks.len();
+        let nregs = prog.regs.len();
+        let sg = prog.layout.subgroup_of(t);
+        type Incoming = (Bool, Vec<BV>, Vec<Int>, Int);
+        let mut incoming: Vec<Vec<Incoming>> = vec![Vec::new(); nb];
+        let mut inb = Vec::with_capacity(nb);
+        let mut ts_t = Vec::with_capacity(nb);
+        let mut edges_t = Vec::with_capacity(nb);
+        let mut prev_t = Vec::with_capacity(nb);
+        let mut final_regs: Vec<BV> = vec![bv(0); nregs];
+        let never = Int::from_i64(-1);
+        for b in 0..nb {
+            let block = &prog.blocks[b];
+            let (in_b, mut regs, mut ready, prev) = if b as BlockId == prog.entry {
+                (
+                    Bool::from_bool(true),
+                    vec![bv(0); nregs],
+                    vec![never.clone(); nregs],
+                    never.clone(),
+                )
+            } else {
+                let inc = std::mem::take(&mut incoming[b]);
+                if inc.is_empty() {
+                    (
+                        Bool::from_bool(false),
+                        vec![bv(0); nregs],
+                        vec![never.clone(); nregs],
+                        never.clone(),
+                    )
+                } else {
+                    let conds: Vec<Bool> = inc.iter().map(|i| i.0.clone()).collect();
+                    let (_, mut regs, mut ready, mut prev) = inc[inc.len() - 1].clone();
+                    for (c, r, rd, p) in inc.iter().rev().skip(1) {
+                        for k in 0..nregs {
+                            regs[k] = c.ite(&r[k], &regs[k]);
+                            if lazy {
+                                ready[k] = c.ite(&rd[k], &ready[k]);
+                            }
+                        }
+                        prev = c.ite(p, &prev);
+                    }
+                    (or(&conds), regs, ready, prev)
+                }
+            };
+            let n = block.instrs.len() as u32;
+            let ts: Vec<Int> = (0..=n + 1)
+                .map(|k| Int::new_const(format!("ts_t{t}_b{b}_p{k}")))
+                .collect();
+            self.solver.assert(in_b.implies(prev.lt(&ts[0])));
+            for k in 0..=n as usize {
+                self.solver.assert(ts[k].lt(&ts[k + 1]));
+            }
+            for (i, ins) in block.instrs.iter().enumerate() {
+                let pos = i as u32 + 1;
+                let ev_ts = &ts[pos as usize];
+                if lazy {
+                    for r in ins.op.reads() {
+                        self.solver
+                            .assert(in_b.implies(ev_ts.gt(&ready[r as usize])));
+                    }
+                }
+                let mut d = Z3Dom {
+                    regs: &regs,
+                    tid: t,
+                    prog,
+                    guard: vec![in_b.clone()],
+                    ub: &mut self.ub,
+                };
+                let key = (t, b as BlockId, pos);
+                match &ins.op {
+                    Op::Local { dst, value } => {
+                        let v = eval::eval(&mut d, value);
+                        self.written.insert(key, (*dst, v.clone()));
+                        regs[*dst as usize] = v;
+                        ready[*dst as usize] = never.clone();
+                    }
+                    Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
+                        let (loc, vals): (_, Vec<&crate::ir::Expr>) = match &ins.op {
+                            Op::Load { loc, .. } => (loc, vec![]),
+                            Op::Store { loc, value } => (loc, vec![value]),
+                            Op::Atomic { loc, args, .. } => (loc, args.iter().collect()),
+                            _ => unreachable!(),
+                        };
+                        let index = eval::eval(&mut d, &loc.index);
+                        let vals: Vec<BV> = vals.iter().map(|e| eval::eval(&mut d, e)).collect();
+                        let g = &prog.globals[loc.global as usize];
+                        self.ub
+                            .push((UbKind::OutOfBounds, and(&[&in_b, &index.bvuge(bv(g.len))])));
+                        let name = format!("mem_t{t}_b{b}_p{pos}");
+                        let (read, write, dst) = match &ins.op {
+                            Op::Load { dst, .. } => {
+                                (Some(BV::new_const(name, 32)), None, Some(*dst))
+                            }
+                            Op::Store { .. } => (None, Some(vals[0].clone()), None),
+                            Op::Atomic { dst, op, .. } => {
+                                let old = BV::new_const(name, 32);
+                                let mut d = Z3Dom {
+                                    regs: &regs,
+                                    tid: t,
+                                    prog,
+                                    guard: vec![in_b.clone()],
+                                    ub: &mut self.ub,
+                                };
+                                let new = eval::atomic_new(&mut d, *op, &old, &vals);
+                                (Some(old), Some(new), *dst)
+                            }
+                            _ => unreachable!(),
+                        };
+                        if let (Some(dst), Some(r)) = (dst, &read) {
+                            self.written.insert(key, (dst, r.clone()));
+                            regs[dst as usize] = r.clone();
+                            ready[dst as usize] = never.clone();
+                        }
+                        self.mem.push(MemEv {
+                            thread: t,
+                            block: b as BlockId,
+                            pos,
+                            global: loc.global,
+                            index,
+                            guard: in_b.clone(),
+                            ts: ev_ts.clone(),
+                            read,
+                            write,
+                        });
+                    }
+                    Op::SgOp { dst, args, .. } => {
+                        let args: Vec<BV> = args.iter().map(|e| eval::eval(&mut d, e)).collect();
+                        let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);
+                        self.written.insert(key, (*dst, res.clone()));
+                        regs[*dst as usize] = res.clone();
+                        let inst = (sg, b as BlockId, pos);
+                        calls.entry(inst).or_default().push(SgCall {
+                            thread: t,
+                            args,
+                            res,
+                        });
+                        ready[*dst as usize] = if lazy {
+                            let r = resolve
+                                .entry(inst)
+                                .or_insert_with(|| {
+                                    Int::new_const(format!("resolve_sg{sg}_b{b}_p{pos}"))
+                                })
+                                .clone();
+                            self.lits[&(Kind::Sgop, Class::Lazy)].ite(&r, &never)
+                        } else {
+                            never.clone()
+                        };
+                    }
+                    Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                }
+            }
+            // The terminator.
+            let term_ts = ts[n as usize + 1].clone();
+            let mut out = Vec::new();
+            match &block.term {
+                Term::Return => {
+                    for k in 0..nregs {
+                        final_regs[k] = in_b.ite(&regs[k], &final_regs[k]);
+                    }
+                }
+                Term::Jump(target) => out.push((*target, in_b.clone())),
+                Term::Branch {
+                    cond,
+                    then_to,
+                    else_to,
+                } => {
+                    if lazy {
+                        let mut rs = Vec::new();
+                        cond.regs(&mut rs);
+                        for r in rs {
+                            self.solver
+                                .assert(in_b.implies(term_ts.gt(&ready[r as usize])));
+                        }
+                    }
+                    let mut d = Z3Dom {
+                        regs: &regs,
+                        tid: t,
+                        prog,
+                        guard: vec![in_b.clone()],
+                        ub: &mut self.ub,
+                    };
+                    let c = eval::eval(&mut d, cond).eq(bv(0)).not();
+                    out.push((*then_to, and(&[&in_b, &c])));
+                    out.push((*else_to, and(&[&in_b, &c.not()])));
+                }
+            }
+            for (target, c) in &out {
+                match target {
+                    Target::Block(nb) => incoming[*nb as usize].push((
+                        c.clone(),
+                        regs.clone(),
+                        ready.clone(),
+                        term_ts.clone(),
+                    )),
+                    Target::Cut => self.cut_any = or(&[self.cut_any.clone(), c.clone()]),
+                }
+            }
+            inb.push(in_b);
+            ts_t.push(ts);
+            edges_t.push(out);
+            prev_t.push(prev);
+        }
+        self.inb.push(inb);
+        self.ts.push(ts_t);
+        self.edges.push(edges_t);
+        self.prev_label.push(prev_t);
+        final_regs
+    }
+
+    /// Subgroup-op results: each participant's value is the op over T(db) (semantics.md §5).
+    fn sgop_values(&mut self, calls: &BTreeMap<(u32, BlockId, u32), Vec<SgCall>>) {
+        let prog = self.prog;
+        for (&(sg, b, pos), cs) in calls {
+            let Op::SgOp { op, .. } = &prog.blocks[b as usize].instrs[pos as usize - 1].op else {
+                unreachable!("sgop calls are at sgops")
+            };
+            let base = sg * prog.layout.subgroup;
+            let members: Vec<Bool> = cs
+                .iter()
+                .map(|c| self.inb[c.thread as usize][b as usize].clone())
+                .collect();
+            let args: Vec<Vec<BV>> = cs.iter().map(|c| c.args.clone()).collect();
+            for c in cs {
+                let mut d = Z3Dom {
+                    regs: &[],
+                    tid: c.thread,
+                    prog,
+                    guard: vec![],
+                    ub: &mut self.ub,
+                };
+                let inp = SgInputs::<Z3Dom> {
+                    members: &members,
+                    args: &args,
+                };
+                let v = eval::sgop_result(&mut d, *op, &inp, c.thread - base);
+                let m = &self.inb[c.thread as usize][b as usize];
+                self.solver.assert(m.implies(c.res.eq(&v)));
+            }
+        }
+    }
+
+    /// Sequentially consistent memory: reads-from by timestamps, accesses to one global at
+    /// distinct times.
+    fn memory(&mut self) {
+        let prog = self.prog;
+        let n = self.mem.len();
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (&self.mem[i], &self.mem[j]);
+                if a.global == b.global && a.thread != b.thread {
+                    self.solver
+                        .assert(and(&[&a.guard, &b.guard]).implies(a.ts.eq(&b.ts).not()));
+                }
+            }
+        }
+        for l in 0..n {
+            let Some(val) = self.mem[l].read.clone() else {
+                continue;
+            };
+            let ld = &self.mem[l];
+            let g = &prog.globals[ld.global as usize];
+            let stores: Vec<usize> = (0..n)
+                .filter(|&s| {
+                    s != l && self.mem[s].global == ld.global && self.mem[s].write.is_some()
+                })
+                .collect();
+            let same = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&ld.index)]);
+            let mut options = Vec::new();
+            // From the initial value: no store to this cell before the load.
+            let init = init_value(g, &ld.index);
+            let mut none_before = vec![val.eq(&init)];
+            for &s in &stores {
+                none_before.push(same(s).implies(self.mem[s].ts.lt(&ld.ts).not()));
+            }
+            let refs: Vec<&Bool> = none_before.iter().collect();
+            options.push(and(&refs));
+            for &s in &stores {
+                let st = &self.mem[s];
+                let mut c = vec![
+                    same(s),
+                    st.ts.lt(&ld.ts),
+                    val.eq(st.write.as_ref().expect("a store")),
+                ];
+                for &s2 in &stores {
+                    if s2 != s {
+                        let between =
+                            and(&[&self.mem[s2].ts.gt(&st.ts), &self.mem[s2].ts.lt(&ld.ts)]);
+                        c.push(same(s2).implies(between.not()));
+                    }
+                }
+                let refs: Vec<&Bool> = c.iter().collect();
+                options.push(and(&refs));
+            }
+            self.solver.assert(ld.guard.implies(or(&options)));
+        }
+    }
+
+    /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
+    /// is no longer reachable (only meaningful when `w` does not enter `b`).
+    fn leave(&self, w: u32, b: BlockId) -> Int {
+        let prog = self.prog;
+        let wi = w as usize;
+        let mut acc = Int::from_i64(-1);
+        for p in 0..b as usize {
+            if !prog.reaches(p as BlockId, b) {
+                continue;
+            }
+            let conds: Vec<Bool> = match &prog.blocks[p].term {
+                Term::Return => vec![self.inb[wi][p].clone()],
+                _ => self.edges[wi][p]
+                    .iter()
+                    .filter(|(t, _)| match t {
+                        Target::Cut => true,
+                        Target::Block(t) => *t != b && !prog.reaches(*t, b),
+                    })
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+            };
+            if conds.is_empty() {
+                continue;
+            }
+            let term = self.ts[wi][p].last().expect("terminator").clone();
+            acc = or(&conds).ite(&term, &acc);
+        }
+        acc
+    }
+
+    /// Per-class timing constraints, each behind its (kind, class) literal.
+    fn timing(
+        &mut self,
+        used: &BTreeSet<(Kind, Class)>,
+        resolve: &HashMap<(u32, BlockId, u32), Int>,
+    ) {
+        let prog = self.prog;
+        let lay = prog.layout;
+        let mut leave_cache: HashMap<(u32, BlockId), Int> = HashMap::new();
+        for sg in 0..lay.subgroups() {
+            let threads: Vec<u32> = lay.subgroup_threads(sg).collect();
+            for (b, block) in prog.blocks.iter().enumerate() {
+                let bid = b as BlockId;
+                let n = block.instrs.len() as u32;
+                let members: Vec<Bool> = threads
+                    .iter()
+                    .map(|&u| self.inb[u as usize][b].clone())
+                    .collect();
+                let any = or(&members);
+                for pos in 0..=n + 1 {
+                    let (kind, op) = if pos == 0 {
+                        (Kind::Label, None)
+                    } else if pos == n + 1 {
+                        (Kind::Branch, None)
+                    } else {
+                        let op = &block.instrs[pos as usize - 1].op;
+                        (op.kind(), Some(op))
+                    };
+                    if matches!(op, Some(Op::WorkgroupBarrier)) || kind == Kind::Local {
+                        continue;
+                    }
+                    let ev = |u: u32| self.ts[u as usize][b][pos as usize].clone();
+                    let prev = |u: u32| {
+                        if pos == 0 {
+                            self.prev_label[u as usize][b].clone()
+                        } else {
+                            self.ts[u as usize][b][pos as usize - 1].clone()
+                        }
+                    };
+                    for (&(k, class), lit) in &self.lits {
+                        if k != kind || !used.contains(&(k, class)) {
+                            continue;
+                        }
+                        let leaves_before =
+                            |time: &Int, cache: &mut HashMap<(u32, BlockId), Int>| -> Vec<Bool> {
+                                threads
+                                    .iter()
+                                    .zip(&members)
+                                    .map(|(&w, m)| {
+                                        let l = cache
+                                            .entry((w, bid))
+                                            .or_insert_with(|| self.leave(w, bid))
+                                            .clone();
+                                        and(&[lit, &any, &m.not()]).implies(l.lt(time))
+                                    })
+                                    .collect()
+                            };
+                        let mut cs: Vec<Bool> = Vec::new();
+                        match class {
+                            Class::Independent | Class::Symbolic => {}
+                            Class::Synchronous => {
+                                let s = Int::new_const(format!("start_sg{sg}_b{b}_p{pos}"));
+                                for (&u, m) in threads.iter().zip(&members) {
+                                    cs.push(
+                                        and(&[lit, m])
+                                            .implies(and(&[&s.le(ev(u)), &prev(u).lt(&s)])),
+                                    );
+                                }
+                                cs.extend(leaves_before(&s, &mut leave_cache));
+                            }
+                            Class::Collective | Class::Speculative => {
+                                let g = Int::new_const(format!("group_sg{sg}_b{b}_p{pos}"));
+                                if kind == Kind::Memory {
+                                    let cnt = members
+                                        .iter()
+                                        .map(|m| m.ite(&Int::from_i64(1), &Int::from_i64(0)))
+                                        .reduce(|a, b| a + b)
+                                        .expect("a subgroup has lanes");
+                                    let end = &g + &cnt;
+                                    for (&u, m) in threads.iter().zip(&members) {
+                                        let t = ev(u);
+                                        cs.push(and(&[lit, m]).implies(and(&[
+                                            &g.le(&t),
+                                            &t.lt(&end),
+                                            &prev(u).lt(&g),
+                                        ])));
+                                    }
+                                    // No other access to the same global inside the slot.
+                                    let global = self
+                                        .mem
+                                        .iter()
+                                        .find(|e| e.block == bid && e.pos == pos)
+                                        .map(|e| e.global);
+                                    for e in &self.mem {
+                                        let inside = e.block == bid
+                                            && e.pos == pos
+                                            && lay.subgroup_of(e.thread) == sg;
+                                        if Some(e.global) == global && !inside {
+                                            cs.push(
+                                                and(&[lit, &any, &e.guard])
+                                                    .implies(or(&[e.ts.lt(&g), e.ts.ge(&end)])),
+                                            );
+                                        }
+                                    }
+                                } else {
+                                    for (&u, m) in threads.iter().zip(&members) {
+                                        cs.push(and(&[lit, m]).implies(ev(u).eq(&g)));
+                                    }
+                                }
+                                if class == Class::Collective {
+                                    cs.extend(leaves_before(&g, &mut leave_cache));
+                                }
+                            }
+                            Class::Lazy => {
+                                let r = resolve[&(sg, bid, pos)].clone();
+                                for (&u, m) in threads.iter().zip(&members) {
+                                    cs.push(and(&[lit, m]).implies(ev(u).lt(&r)));
+                                }
+                                cs.extend(leaves_before(&r, &mut leave_cache));
+                            }
+                        }
+                        for c in cs {
+                            self.solver.assert(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Workgroup barriers: the whole workgroup passes the same instance at one time; a thread
+    /// without its peers is barrier divergence (undefined behaviour).
+    fn workgroup_barriers(&mut self) {
+        let prog = self.prog;
+        let lay = prog.layout;
+        for (b, block) in prog.blocks.iter().enumerate() {
+            for (i, ins) in block.instrs.iter().enumerate() {
+                if !matches!(ins.op, Op::WorkgroupBarrier) {
+                    continue;
+                }
+                let pos = i + 1;
+                for wg in 0..lay.threads / lay.workgroup {
+                    let g = Int::new_const(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
+                    let ts: Vec<u32> = lay.workgroup_threads(wg).collect();
+                    for &u in &ts {
+                        let m = &self.inb[u as usize][b];
+                        self.solver
+                            .assert(m.implies(self.ts[u as usize][b][pos].eq(&g)));
+                        for &v in &ts {
+                            if u != v {
+                                let c = and(&[m, &self.inb[v as usize][b].not()]);
+                                self.ub.push((UbKind::BarrierDivergence, c));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The condition's observables as terms over the final state.
+    fn observe(&mut self, finals: &[Vec<BV>]) {
+        let prog = self.prog;
+        for o in &prog.observables {
+            let term = match o {
+                Observable::Reg { thread, reg } => finals[*thread as usize][*reg as usize].clone(),
+                Observable::Mem { cell } => self.final_cell(*cell),
+            };
+            self.observables.push(term);
+        }
+    }
+
+    fn final_cell(&mut self, cell: u32) -> BV {
+        let prog = self.prog;
+        let (gi, g) = prog
+            .globals
+            .iter()
+            .enumerate()
+            .find(|(_, g)| cell >= g.base && cell < g.base + g.len)
+            .expect("observable cells exist");
+        let idx = bv(cell - g.base);
+        let fin = BV::new_const(format!("final_{}", prog.cell_name(cell)), 32);
+        let stores: Vec<usize> = (0..self.mem.len())
+            .filter(|&s| self.mem[s].global == gi as u32 && self.mem[s].write.is_some())
+            .collect();
+        let hits = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&idx)]);
+        let mut none = Vec::new();
+        for &s in &stores {
+            let mut last = vec![hits(s)];
+            for &s2 in &stores {
+                if s2 != s {
+                    last.push(hits(s2).implies(self.mem[s2].ts.lt(&self.mem[s].ts)));
+                }
+            }
+            let refs: Vec<&Bool> = last.iter().collect();
+            let w = self.mem[s].write.as_ref().expect("a store");
+            self.solver.assert(and(&refs).implies(fin.eq(w)));
+            none.push(hits(s).not());
+        }
+        let refs: Vec<&Bool> = none.iter().collect();
+        self.solver
+            .assert(and(&refs).implies(fin.eq(bv(g.init[(cell - g.base) as usize]))));
+        fin
+    }
+
+    fn prop(&self, p: &Prop) -> Bool {
+        let term = |t: &PropTerm| match t {
+            PropTerm::Lit(v) => bv(*v),
+            PropTerm::Obs(i) => self.observables[*i].clone(),
+        };
+        match p {
+            Prop::Const(b) => Bool::from_bool(*b),
+            Prop::Not(a) => self.prop(a).not(),
+            Prop::And(a, b) => and(&[&self.prop(a), &self.prop(b)]),
+            Prop::Or(a, b) => or(&[self.prop(a), self.prop(b)]),
+            Prop::Truthy(a) => term(a).eq(bv(0)).not(),
+            Prop::Cmp(op, a, b) => {
+                let (a, b) = (term(a), term(b));
+                match op {
+                    BinOp::Eq => a.eq(&b),
+                    BinOp::Ne => a.eq(&b).not(),
+                    BinOp::Lt => a.bvult(&b),
+                    BinOp::Le => a.bvule(&b),
+                    BinOp::Gt => a.bvugt(&b),
+                    BinOp::Ge => a.bvuge(&b),
+                    _ => unreachable!("conditions compare"),
+                }
+            }
+        }
+    }
+
+    fn model_lits(&self, m: &Model) -> Vec<Bool> {
+        let mut v: Vec<Bool> = Kind::MODELLED
+            .iter()
+            .map(|&k| self.lits[&(k, m.class(k))].clone())
+            .collect();
+        v.push(self.lits[&(Kind::Barrier, Class::Collective)].clone());
+        v
+    }
+
+    fn check(&self, assumptions: &[Bool]) -> Answer<z3::Model> {
+        match self.solver.check_assumptions(assumptions) {
+            SatResult::Sat => Answer::Yes(self.solver.get_model().expect("sat has a model")),
+            SatResult::Unsat => Answer::No,
+            SatResult::Unknown => Answer::Unknown(
+                self.solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "the solver gave up".into()),
+            ),
+        }
+    }
+
+    /// Is an outcome satisfying the condition reachable under `m` (complete, no undefined
+    /// behaviour, not cut)? With a witness trace.
+    pub fn allowed(&self, m: &Model) -> Answer<Vec<Step>> {
+        let p = Bool::fresh_const("query_prop");
+        self.solver.assert(p.implies(self.prop(&self.prog.prop)));
+        let mut a = self.model_lits(m);
+        a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
+        match self.check(&a) {
+            Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
+            Answer::No => Answer::No,
+            Answer::Unknown(r) => Answer::Unknown(r),
+        }
+    }
+
+    /// Every outcome under `m`, by enumeration with blocking clauses.
+    pub fn outcomes(&self, m: &Model, max: usize) -> SmtOutcomes {
+        let mut a = self.model_lits(m);
+        a.extend([self.a_noub.clone(), self.a_nocut.clone()]);
+        let mut outcomes = Vec::new();
+        let mut blocks = Vec::new();
+        let incomplete = loop {
+            if outcomes.len() >= max {
+                break Some(format!("stopped after {max} outcomes"));
+            }
+            let mut assume = a.clone();
+            assume.extend(blocks.iter().cloned());
+            match self.check(&assume) {
+                Answer::No => break None,
+                Answer::Unknown(r) => break Some(format!("solver: {r}")),
+                Answer::Yes(model) => {
+                    let vals: Vec<u32> = self
+                        .observables
+                        .iter()
+                        .map(|o| model_u32(&model, o))
+                        .collect();
+                    let same: Vec<Bool> = self
+                        .observables
+                        .iter()
+                        .zip(&vals)
+                        .map(|(o, v)| o.eq(bv(*v)))
+                        .collect();
+                    let refs: Vec<&Bool> = same.iter().collect();
+                    let blk = Bool::fresh_const("block_outcome");
+                    self.solver.assert(blk.implies(and(&refs).not()));
+                    blocks.push(blk);
+                    outcomes.push(vals);
+                    if self.observables.is_empty() {
+                        break None;
+                    }
+                }
+            }
+        };
+        outcomes.sort();
+        SmtOutcomes {
+            outcomes,
+            incomplete,
+        }
+    }
+
+    /// Can an execution under `m` be cut by the loop bound? (Undefined behaviour allowed: an
+    /// over-approximation, so a cut is never missed.)
+    pub fn cut(&self, m: &Model) -> Answer<Vec<Step>> {
+        let mut a = self.model_lits(m);
+        a.push(self.a_cut.clone());
+        match self.check(&a) {
+            Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
+            Answer::No => Answer::No,
+            Answer::Unknown(r) => Answer::Unknown(r),
+        }
+    }
+
+    /// Which kinds of undefined behaviour complete executions under `m` reach, with witnesses.
+    pub fn undefined_behaviour(&self, m: &Model) -> Vec<(UbKind, Vec<Step>)> {
+        let mut out = Vec::new();
+        for (k, l) in &self.ub_lits {
+            let mut a = self.model_lits(m);
+            a.extend([self.a_nocut.clone(), l.clone()]);
+            if let Answer::Yes(model) = self.check(&a) {
+                out.push((*k, self.decode(&model, m)));
+            }
+        }
+        out
+    }
+
+    /// Turns a Z3 model into a witness trace: events ordered by time, collective groups merged.
+    fn decode(&self, model: &z3::Model, m: &Model) -> Vec<Step> {
+        let prog = self.prog;
+        let mut events: Vec<(i64, u32, BlockId, u32)> = Vec::new();
+        for t in 0..prog.layout.threads {
+            for (b, block) in prog.blocks.iter().enumerate() {
+                if !model_bool(model, &self.inb[t as usize][b]) {
+                    continue;
+                }
+                for pos in 0..=block.instrs.len() as u32 + 1 {
+                    let ts = model
+                        .eval(&self.ts[t as usize][b][pos as usize], true)
+                        .and_then(|v| v.as_i64())
+                        .unwrap_or(0);
+                    events.push((ts, t, b as BlockId, pos));
+                }
+            }
+        }
+        events.sort();
+        let mut steps: Vec<Step> = Vec::new();
+        for (ts, t, b, pos) in events {
+            let block = &prog.blocks[b as usize];
+            let n = block.instrs.len() as u32;
+            let (kind, at) = if pos == 0 {
+                (Kind::Label, At::Label)
+            } else if pos == n + 1 {
+                (Kind::Branch, At::Term)
+            } else {
+                (block.instrs[pos as usize - 1].op.kind(), At::Instr(pos - 1))
+            };
+            let grouped = matches!(m.class(kind), Class::Collective | Class::Speculative)
+                && kind != Kind::Memory;
+            let sg = prog.layout.subgroup_of(t);
+            let effects = self.effects(model, t, b, pos);
+            if let Some(last) = steps.last_mut() {
+                let same_group = grouped
+                    && last.block == b
+                    && last.at == at
+                    && prog.layout.subgroup_of(last.threads[0]) == sg
+                    && last_ts_eq(&self.ts, model, last, ts);
+                if same_group {
+                    last.threads.push(t);
+                    last.effects.extend(effects);
+                    continue;
+                }
+            }
+            steps.push(Step {
+                threads: vec![t],
+                block: b,
+                at,
+                effects,
+            });
+        }
+        steps
+    }
+
+    fn effects(&self, model: &z3::Model, t: u32, b: BlockId, pos: u32) -> Vec<Effect> {
+        let prog = self.prog;
+        let block = &prog.blocks[b as usize];
+        let n = block.instrs.len() as u32;
+        let mut out = Vec::new();
+        if pos == n + 1 {
+            match &block.term {
+                Term::Return => out.push(Effect::Done { thread: t }),
+                _ => {
+                    for (target, c) in &self.edges[t as usize][b as usize] {
+                        if model_bool(model, c) {
+                            out.push(Effect::Goto {
+                                thread: t,
+                                target: *target,
+                            });
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+        if let Some(e) = self
+            .mem
+            .iter()
+            .find(|e| e.thread == t && e.block == b && e.pos == pos)
+        {
+            let g = &prog.globals[e.global as usize];
+            let cell = g.base + model_u32(model, &e.index).min(g.len.saturating_sub(1));
+            match (&e.read, &e.write) {
+                (Some(r), Some(w)) => out.push(Effect::Rmw {
+                    thread: t,
+                    cell,
+                    old: model_u32(model, r),
+                    new: model_u32(model, w),
+                }),
+                (Some(r), None) => {
+                    let reg = self.written.get(&(t, b, pos)).map_or(0, |w| w.0);
+                    out.push(Effect::Read {
+                        thread: t,
+                        reg,
+                        cell,
+                        value: model_u32(model, r),
+                    })
+                }
+                (None, Some(w)) => out.push(Effect::Write {
+                    thread: t,
+                    cell,
+                    value: model_u32(model, w),
+                }),
+                (None, None) => {}
+            }
+            return out;
+        }
+        if let Some((reg, v)) = self.written.get(&(t, b, pos)) {
+            out.push(Effect::Reg {
+                thread: t,
+                reg: *reg,
+                value: model_u32(model, v),
+            });
+        }
+        out
+    }
+}
+
+fn last_ts_eq(ts: &[Vec<Vec<Int>>], model: &z3::Model, last: &Step, t: i64) -> bool {
+    let pos = match last.at {
+        At::Label => 0,
+        At::Instr(i) => i as usize + 1,
+        At::Term | At::Resolve(_) => ts[last.threads[0] as usize][last.block as usize].len() - 1,
+    };
+    model
+        .eval(
+            &ts[last.threads[0] as usize][last.block as usize][pos],
+            true,
+        )
+        .and_then(|v| v.as_i64())
+        == Some(t)
+}
+
+fn init_value(g: &crate::ir::GlobalInfo, index: &BV) -> BV {
+    let mut acc = bv(0);
+    for (k, v) in g.init.iter().enumerate().rev() {
+        acc = index.eq(bv(k as u32)).ite(&bv(*v), &acc);
+    }
+    acc
+}
+
+fn model_u32(model: &z3::Model, v: &BV) -> u32 {
+    model.eval(v, true).and_then(|x| x.as_u64()).unwrap_or(0) as u32
+}
+
+fn model_bool(model: &z3::Model, b: &Bool) -> bool {
+    model
+        .eval(b, true)
+        .and_then(|x| x.as_bool())
+        .unwrap_or(false)
+}
