@@ -62,6 +62,9 @@ struct Common {
     /// Print witness traces (allowed outcomes, undefined behaviour, bound hits).
     #[arg(long)]
     witness: bool,
+    /// SMT: most outcomes to enumerate per test and model (then the list is marked incomplete).
+    #[arg(long, default_value_t = 256)]
+    max_outcomes: usize,
     /// Explorer state budget; beyond it the verdict is unknown.
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
@@ -122,6 +125,7 @@ fn run(kind: &str, c: &Common) -> ExitCode {
         })
         .with_max_states(c.max_states)
         .with_timeout_ms(c.timeout)
+        .with_max_outcomes(c.max_outcomes)
         .with_outcomes(kind != "check" || c.format == Format::Json || c.witness);
     let (files, mut input_error) = collect_files(&c.files);
     let mut tests: Vec<Test> = Vec::new();

@@ -50,7 +50,18 @@ impl Model {
                 message: e.message().to_string(),
             }
         })?;
-        Model::from_file(file, origin)
+        Model::from_file(file, origin).map_err(|e| match e {
+            ModelError::Invalid { origin, message } => {
+                let (line, col) = locate_key(text, &message);
+                ModelError::Syntax {
+                    origin,
+                    line,
+                    col,
+                    message,
+                }
+            }
+            other => other,
+        })
     }
 
     fn from_file(file: ModelFile, origin: &str) -> Result<Model, ModelError> {
@@ -155,6 +166,25 @@ struct ModelFile {
     classes: BTreeMap<String, String>,
 }
 
+/// Where the error is: the line of the first key quoted in the message (`memory`, `lazy`...),
+/// else the `[classes]` header, else the start of the file.
+fn locate_key(text: &str, message: &str) -> (u32, u32) {
+    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    for (i, line) in text.lines().enumerate() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        if quoted.contains(&key) {
+            let col = line.len() - line.trim_start().len();
+            return (i as u32 + 1, col as u32 + 1);
+        }
+    }
+    for (i, line) in text.lines().enumerate() {
+        if line.trim() == "[classes]" {
+            return (i as u32 + 1, 1);
+        }
+    }
+    (1, 1)
+}
+
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u32 + 1;
@@ -208,5 +238,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("no class for `branch`"), "{e}");
+        assert!(e.to_string().starts_with("m.toml:2:1:"), "{e}");
     }
 }

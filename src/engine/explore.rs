@@ -475,12 +475,12 @@ impl<'p> Explorer<'p> {
             return false;
         }
         let kind = self.kind_at(t);
-        match (kind, self.model.class(kind)) {
-            (Kind::Local, _) => true,
-            (Kind::Label | Kind::Branch, Class::Independent) => true,
-            (Kind::Sgop, Class::Lazy) => true,
-            _ => false,
-        }
+        matches!(
+            (kind, self.model.class(kind)),
+            (Kind::Local, _)
+                | (Kind::Label | Kind::Branch, Class::Independent)
+                | (Kind::Sgop, Class::Lazy)
+        )
     }
 
     /// Takes eager steps until none is left; pushes the resulting outcomes.

@@ -44,7 +44,7 @@ impl Default for SmtOptions {
     fn default() -> Self {
         SmtOptions {
             timeout_ms: None,
-            max_outcomes: 4096,
+            max_outcomes: 256,
         }
     }
 }

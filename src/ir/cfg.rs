@@ -116,9 +116,11 @@ pub fn lower(test: &ast::Test) -> Cfg {
     collect_regs(&test.kernel, &mut |name| {
         lw.reg(name);
     });
-    let entry = lw.new_block(Role::Entry, Span::default());
+    let first = test.kernel.first().map_or(Span::default(), |s| s.span);
+    let last = test.kernel.last().map_or(first, |s| s.span);
+    let entry = lw.new_block(Role::Entry, first);
     if let Some(end) = lw.stmts(&test.kernel, entry) {
-        lw.blocks[end].term = STerm::Return;
+        lw.end(end, STerm::Return, last);
     }
     let mut observables = Vec::new();
     let prop = lw.prop(&test.condition.prop, &mut observables);

@@ -47,7 +47,7 @@ impl Default for Options {
             max_states: ExploreOptions::default().max_states,
             timeout_ms: None,
             want_outcomes: true,
-            max_outcomes: 4096,
+            max_outcomes: 256,
         }
     }
 }
@@ -67,6 +67,10 @@ impl Options {
     }
     pub fn with_timeout_ms(mut self, ms: Option<u32>) -> Self {
         self.timeout_ms = ms;
+        self
+    }
+    pub fn with_max_outcomes(mut self, n: usize) -> Self {
+        self.max_outcomes = n;
         self
     }
     pub fn with_outcomes(mut self, want: bool) -> Self {
@@ -542,6 +546,17 @@ pub fn select_models(names: &[String], files: &[std::path::PathBuf]) -> Result<V
     }
     if out.is_empty() {
         out = Model::builtin();
+    }
+    for (i, m) in out.iter().enumerate() {
+        if out[..i]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&m.name))
+        {
+            return Err(format!(
+                "model `{}` is given twice (model names must be unique; rename the model file's `name`)",
+                m.name
+            ));
+        }
     }
     Ok(out)
 }

@@ -147,10 +147,12 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
         }
     }
     let w = tests.iter().map(|(t, _)| t.len()).max().unwrap_or(4).max(4) + 2;
+    // Each column fits its model's name and the longest verdict ("unknown", "forbid!").
+    let cw = |m: &String| m.chars().count().max(8) + 1;
     let mut s = String::new();
     let _ = write!(s, "{:<w$}", "Test");
     for m in models {
-        let _ = write!(s, "{:<9}", m);
+        let _ = write!(s, "{:<width$}", m, width = cw(m));
     }
     s.push('\n');
     let mut mismatches = Vec::new();
@@ -175,7 +177,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                     c
                 }
             };
-            let _ = write!(s, "{:<9}", text);
+            let _ = write!(s, "{:<width$}", text, width = cw(m));
         }
         s.push('\n');
     }

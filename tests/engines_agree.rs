@@ -1,0 +1,80 @@
+//! The two engines must agree: for every suite file and every model both run, the explorer's
+//! and the Z3 encoding's outcome sets (and verdicts) are identical.
+
+use std::path::{Path, PathBuf};
+use tangle::model::Model;
+use tangle::query::{self, Engine, Options, Verdict};
+use tangle::vocab::{Class, Kind};
+
+fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            litmus_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn explorer_and_smt_agree_on_every_suite_file() {
+    let mut files = Vec::new();
+    litmus_files(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
+        &mut files,
+    );
+    files.sort();
+    let models: Vec<Model> = Model::builtin()
+        .into_iter()
+        .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
+        .collect();
+    let mut disagreements = Vec::new();
+    let mut compared = 0;
+    for f in &files {
+        let test = tangle::syntax::parse_file(f).unwrap();
+        let prog = query::compile(&test, 8).unwrap();
+        let ex = query::analyse_models(
+            &test,
+            &prog,
+            &models,
+            &Options::default().with_engine(Engine::Explore),
+        );
+        let sm = query::analyse_models(
+            &test,
+            &prog,
+            &models,
+            &Options::default().with_engine(Engine::Smt),
+        );
+        for (a, b) in ex.iter().zip(&sm) {
+            let both_complete = a.outcomes_complete && b.outcomes_complete;
+            let verdicts_known = !matches!(a.verdict, Verdict::Unknown(_))
+                && !matches!(b.verdict, Verdict::Unknown(_));
+            if verdicts_known && a.verdict != b.verdict {
+                disagreements.push(format!(
+                    "{} {}: explorer {} vs smt {}",
+                    a.test,
+                    a.model,
+                    a.verdict.short(),
+                    b.verdict.short()
+                ));
+            }
+            if both_complete {
+                compared += 1;
+                let ea: Vec<&Vec<u32>> = a.outcomes.iter().map(|o| &o.values).collect();
+                let eb: Vec<&Vec<u32>> = b.outcomes.iter().map(|o| &o.values).collect();
+                if ea != eb {
+                    disagreements.push(format!(
+                        "{} {}: outcomes differ\n  explorer {:?}\n  smt      {:?}",
+                        a.test, a.model, ea, eb
+                    ));
+                }
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(
+        compared > 300,
+        "only {compared} complete outcome sets compared"
+    );
+}
