@@ -23,6 +23,15 @@ pub enum Engine {
     Smt,
 }
 
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Explore => "explore",
+            Engine::Smt => "smt",
+        })
+    }
+}
+
 /// Analysis options.
 #[derive(Clone, Debug)]
 pub struct Options {

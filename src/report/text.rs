@@ -9,7 +9,7 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Test {} (model {}, engine {:?})",
+        "Test {} (model {}, engine {})",
         a.test, a.model, a.engine
     );
     let _ = writeln!(
@@ -88,7 +88,14 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             s.push_str(&trace(w));
         }
     }
-    let _ = writeln!(s, "Time {} {:.3} ms, {} states", a.test, a.millis, a.states);
+    match a.engine {
+        crate::query::Engine::Explore => {
+            let _ = writeln!(s, "Time {} {:.3} ms, {} states", a.test, a.millis, a.states);
+        }
+        crate::query::Engine::Smt => {
+            let _ = writeln!(s, "Time {} {:.3} ms", a.test, a.millis);
+        }
+    }
     s
 }
 
