@@ -893,17 +893,13 @@ impl<'a> Gen<'a> {
             }
             SgOp::ShuffleXor => {
                 let v = self.value(ctx, 1);
-                let m = if n > 1 {
-                    self.rng.range(1, n as usize - 1)
-                } else {
-                    0
-                };
-                (vec![v.text, m.to_string()], v.vals)
+                let m = self.xor_mask(ctx);
+                (vec![v.text, m], v.vals)
             }
             SgOp::ShuffleUp | SgOp::ShuffleDown => {
                 let v = self.value(ctx, 1);
-                let d = self.rng.weighted(&[(2, 0), (6, 1), (1, 2)]);
-                (vec![v.text, d.to_string()], v.vals)
+                let d = self.delta(ctx, op == SgOp::ShuffleDown);
+                (vec![v.text, d], v.vals)
             }
             SgOp::BroadcastFirst => {
                 let v = self.value(ctx, 1);
@@ -936,27 +932,71 @@ impl<'a> Gen<'a> {
         E::new(format!("{}({})", op.name(), args.join(", ")), vals, true)
     }
 
-    /// The lane argument of a broadcast or shuffle: mostly a lane in range. In divergent code
-    /// an in-range lane may still not participate, so there `lane` itself (always a
-    /// participant) is common too.
+    /// Is every lane of the subgroup at the statement being generated? At top level, unless
+    /// a `return` came before (loops and `if`s have reconverged by then).
+    fn converged(&self, ctx: Ctx) -> bool {
+        ctx.depth == 0 && !self.returned
+    }
+
+    /// The lane argument of a broadcast or shuffle. A lane out of range or not participating
+    /// gives an unspecified value, which the explorer enumerates (costly) and on which it
+    /// answers `unknown`. So reads are kept to lanes that surely participate, and only
+    /// rarely go elsewhere: where every lane is present, lanes in range; in divergent code,
+    /// mostly the thread's own lane.
     fn lane_arg(&mut self, ctx: Ctx) -> String {
         let n = self.cfg.lanes;
+        let rare = if self.converged(ctx) { 1 } else { 0 };
+        let common = if self.converged(ctx) { 3 } else { 1 };
         let mut options = vec![
-            (3, "0".to_string()),
-            (3, format!("(lane + 1) % {n}")),
+            (common, "0".to_string()),
+            (common, format!("(lane + 1) % {n}")),
             (1, format!("{}", n - 1)),
         ];
         if n % 2 == 0 {
-            options.push((3, "lane ^ 1".to_string()));
+            options.push((common, "lane ^ 1".to_string()));
         }
-        if ctx.depth > 0 {
-            options.push((5, "lane".to_string()));
+        if !self.converged(ctx) {
+            options.push((12, "lane".to_string()));
         }
         if !self.regs.is_empty() {
             let r = self.read_reg();
-            options.push((1, format!("{r} % {n}")));
+            options.push((rare, format!("{r} % {n}")));
         }
         self.rng.weighted(&options)
+    }
+
+    /// The mask of `subgroupShuffleXor`: a mask below a power-of-two subgroup size keeps every
+    /// lane in range; in divergent code mostly 0 (the thread itself), for the reason given at
+    /// [`Gen::lane_arg`].
+    fn xor_mask(&mut self, ctx: Ctx) -> String {
+        let n = self.cfg.lanes as usize;
+        if n == 1 || (!self.converged(ctx) && self.rng.chance(75)) {
+            return "0".into();
+        }
+        if n.is_power_of_two() || self.rng.chance(10) {
+            self.rng.range(1, n - 1).to_string()
+        } else {
+            "0".into()
+        }
+    }
+
+    /// The delta of `subgroupShuffleUp/Down`. A literal 1 puts an end lane out of range, so
+    /// mostly a per-lane delta that stays in range: `lane < N-1` for down (1 except at the
+    /// last lane), `lane > 0` for up (1 except at lane 0). In divergent code, mostly 0.
+    fn delta(&mut self, ctx: Ctx, down: bool) -> String {
+        let n = self.cfg.lanes;
+        let in_range = if down {
+            format!("lane < {}", n - 1)
+        } else {
+            "lane > 0".to_string()
+        };
+        if self.converged(ctx) {
+            self.rng
+                .weighted(&[(6, in_range), (2, "0".to_string()), (1, "1".to_string())])
+        } else {
+            self.rng
+                .weighted(&[(2, in_range), (8, "0".to_string()), (1, "1".to_string())])
+        }
     }
 
     // ---- the final condition ----------------------------------------------------------

@@ -34,6 +34,38 @@ enum Command {
     Outcomes(Common),
     /// A tests x models table, and which tests tell each pair of models apart.
     Compare(Common),
+    /// Outcomes only thin air justifies: allowed by Symb, forbidden by Lazy, with the cycle.
+    #[command(name = "thin-air")]
+    ThinAir(ThinAirArgs),
+}
+
+#[derive(Args)]
+struct ThinAirArgs {
+    /// Test files or directories.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The symbolic model.
+    #[arg(long, default_value = "Symb")]
+    symbolic: String,
+    /// Its well-founded counterpart.
+    #[arg(long, default_value = "Lazy")]
+    well_founded: String,
+    /// The speculative model to compare with.
+    #[arg(long, default_value = "Spec")]
+    speculative: String,
+    /// Most thin-air outcomes to list per test.
+    #[arg(long, default_value_t = 8)]
+    limit: usize,
+    #[arg(long, default_value_t = 8)]
+    unroll: u32,
+    /// Per solver call timeout in milliseconds.
+    #[arg(long)]
+    timeout: Option<u32>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print the witness execution of each thin-air outcome.
+    #[arg(long)]
+    witness: bool,
 }
 
 #[derive(Args)]
@@ -89,8 +121,68 @@ fn main() -> ExitCode {
         Command::Check(c) => ("check", c),
         Command::Outcomes(c) => ("outcomes", c),
         Command::Compare(c) => ("compare", c),
+        Command::ThinAir(t) => return thin_air(t),
     };
     run(kind, common)
+}
+
+fn thin_air(a: &ThinAirArgs) -> ExitCode {
+    let find =
+        |n: &str| tangle::model::Model::by_name(n).ok_or_else(|| format!("unknown model `{n}`"));
+    let (sym, wf, spec) = match (
+        find(&a.symbolic),
+        find(&a.well_founded),
+        find(&a.speculative),
+    ) {
+        (Ok(x), Ok(y), Ok(z)) => (x, y, z),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let models = query::thin_air::ThinAirModels {
+        symbolic: &sym,
+        well_founded: &wf,
+        speculative: &spec,
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll)
+        .with_timeout_ms(a.timeout);
+    let (files, mut input_error) = collect_files(&a.files);
+    let mut reports = Vec::new();
+    for f in &files {
+        let test = match syntax::parse_file(f) {
+            Ok(t) => t,
+            Err(d) => {
+                eprintln!("{d}");
+                input_error = true;
+                continue;
+            }
+        };
+        match query::thin_air::thin_air(&test, &models, &opts, a.limit) {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                eprintln!("error: {}: {e}", test.file);
+                input_error = true;
+            }
+        }
+    }
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).expect("serialisable")
+        ),
+        Format::Text => {
+            for r in &reports {
+                print!("{}", report::text::thin_air(r, a.witness));
+            }
+        }
+    }
+    if input_error {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn init_logging(verbose: u8) {

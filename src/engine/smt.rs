@@ -928,10 +928,32 @@ impl<'p> Encoding<'p> {
 
     /// Every outcome under `m`, by enumeration with blocking clauses.
     pub fn outcomes(&self, m: &Model, max: usize) -> SmtOutcomes {
+        self.outcomes_except(m, &[], max)
+    }
+
+    /// The outcomes under `m` other than those in `except`.
+    pub fn outcomes_except(&self, m: &Model, except: &[Vec<u32>], max: usize) -> SmtOutcomes {
+        self.outcomes_where(m, except, max, false)
+    }
+
+    /// The outcomes under `m` other than those in `except`; with `only_p`, only those that
+    /// satisfy the condition's proposition.
+    pub fn outcomes_where(
+        &self,
+        m: &Model,
+        except: &[Vec<u32>],
+        max: usize,
+        only_p: bool,
+    ) -> SmtOutcomes {
         let mut a = self.model_lits(m);
         a.extend([self.a_noub.clone(), self.a_nocut.clone()]);
+        if only_p {
+            let p = Bool::fresh_const("query_prop");
+            self.solver.assert(p.implies(self.prop(&self.prog.prop)));
+            a.push(p);
+        }
         let mut outcomes = Vec::new();
-        let mut blocks = Vec::new();
+        let mut blocks: Vec<Bool> = except.iter().map(|v| self.block_outcome(v)).collect();
         let incomplete = loop {
             if outcomes.len() >= max {
                 break Some(format!("stopped after {max} outcomes"));
@@ -947,16 +969,7 @@ impl<'p> Encoding<'p> {
                         .iter()
                         .map(|o| model_u32(&model, o))
                         .collect();
-                    let same: Vec<Bool> = self
-                        .observables
-                        .iter()
-                        .zip(&vals)
-                        .map(|(o, v)| o.eq(bv(*v)))
-                        .collect();
-                    let refs: Vec<&Bool> = same.iter().collect();
-                    let blk = Bool::fresh_const("block_outcome");
-                    self.solver.assert(blk.implies(and(&refs).not()));
-                    blocks.push(blk);
+                    blocks.push(self.block_outcome(&vals));
                     outcomes.push(vals);
                     if self.observables.is_empty() {
                         break None;
@@ -968,6 +981,38 @@ impl<'p> Encoding<'p> {
         SmtOutcomes {
             outcomes,
             incomplete,
+        }
+    }
+
+    /// The observables equal `vals`.
+    fn is_outcome(&self, vals: &[u32]) -> Bool {
+        let same: Vec<Bool> = self
+            .observables
+            .iter()
+            .zip(vals)
+            .map(|(o, v)| o.eq(bv(*v)))
+            .collect();
+        let refs: Vec<&Bool> = same.iter().collect();
+        and(&refs)
+    }
+
+    /// A literal that, assumed, excludes the outcome `vals`.
+    fn block_outcome(&self, vals: &[u32]) -> Bool {
+        let blk = Bool::fresh_const("block_outcome");
+        self.solver.assert(blk.implies(self.is_outcome(vals).not()));
+        blk
+    }
+
+    /// Is exactly the outcome `vals` reachable under `m`? With a witness.
+    pub fn reaches(&self, m: &Model, vals: &[u32]) -> Answer<Vec<Step>> {
+        let l = Bool::fresh_const("query_outcome");
+        self.solver.assert(l.implies(self.is_outcome(vals)));
+        let mut a = self.model_lits(m);
+        a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
+        match self.check(&a) {
+            Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
+            Answer::No => Answer::No,
+            Answer::Unknown(r) => Answer::Unknown(r),
         }
     }
 

@@ -13,6 +13,8 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub mod thin_air;
+
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -431,7 +433,7 @@ fn condition_holds(a: &Analysis) -> Option<bool> {
 }
 
 /// The condition as written, from the source text.
-fn condition_text(test: &ast::Test) -> String {
+pub(crate) fn condition_text(test: &ast::Test) -> String {
     let sp = test.condition.span;
     test.source
         .get(sp.start as usize..sp.end as usize)

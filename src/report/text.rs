@@ -268,3 +268,66 @@ pub fn distinctions(analyses: &[Analysis], models: &[String]) -> String {
     }
     s
 }
+
+/// The thin-air report of one test.
+pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Test {}: outcomes {} allows and {} forbids",
+        r.test, r.symbolic, r.well_founded
+    );
+    let _ = writeln!(
+        s,
+        "Condition {}: {}",
+        r.condition,
+        match r.condition_thin_air {
+            Some(true) => "thin air (allowed by the symbolic model only through an op result that is not yet justified)",
+            Some(false) => "not thin air",
+            None => "unknown",
+        }
+    );
+    if r.thin_air.is_empty() {
+        let _ = writeln!(s, "No thin-air outcome.");
+    }
+    let mut shown_cycle: Option<Vec<String>> = None;
+    for o in &r.thin_air {
+        let cells: Vec<String> = r
+            .observables
+            .iter()
+            .zip(&o.values)
+            .map(|(n, v)| format!("{n}={v};"))
+            .collect();
+        let spec = match o.speculative_allows {
+            Some(true) => format!(
+                "{} also allows it (self-justifying speculation)",
+                r.speculative
+            ),
+            Some(false) => format!("{} forbids it", r.speculative),
+            None => format!("{}: unknown", r.speculative),
+        };
+        let _ = writeln!(
+            s,
+            "Thin air: {}{}  [{spec}]",
+            cells.join(" "),
+            if o.satisfies { "  *" } else { "" }
+        );
+        if shown_cycle.as_ref() == Some(&o.cycle) && !witness {
+            let _ = writeln!(s, "  justification cycle: as above");
+            continue;
+        }
+        let _ = writeln!(s, "  justification cycle:");
+        for c in &o.cycle {
+            let _ = writeln!(s, "    {c}");
+        }
+        shown_cycle = Some(o.cycle.clone());
+        if witness {
+            s.push_str(&trace(&o.witness));
+        }
+    }
+    if let Some(why) = &r.incomplete {
+        let _ = writeln!(s, "Note: the list may be incomplete: {why}");
+    }
+    s.push('\n');
+    s
+}
