@@ -33,7 +33,7 @@
 //! be unreachable.
 
 use crate::vocab::{AtomicOp, LocalFn, RedOp, SgOp};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// What programs to generate. Build it from `Default` and change fields.
@@ -282,6 +282,9 @@ struct Gen<'a> {
     /// Registers `r0..r5` assigned so far in the text, with their plausible values. Only these
     /// may be read (the front end rejects a register that is never assigned).
     regs: BTreeMap<String, Vals>,
+    /// Registers written by a load, an atomic or a subgroup op: the observables on which
+    /// models differ, favoured by the condition.
+    observed: BTreeSet<String>,
     /// Registers that were assigned a ballot, preferred as ballot helper arguments.
     ballots: Vec<String>,
     /// Cells (`x`, `y`, `a[k]`) written so far, with their plausible values.
@@ -301,6 +304,7 @@ impl<'a> Gen<'a> {
             rng: Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B),
             body: String::new(),
             regs: BTreeMap::new(),
+            observed: BTreeSet::new(),
             ballots: Vec::new(),
             cells: BTreeMap::new(),
             returned: false,
@@ -461,14 +465,23 @@ impl<'a> Gen<'a> {
         let r = self.dest();
         self.emit(ctx.depth, &format!("{r} = {loc};"));
         self.wrote_reg(&r, &vals);
+        self.observed.insert(r);
     }
 
     fn store(&mut self, ctx: Ctx) {
         let (loc, cells) = self.location(ctx);
-        let e = if self.rng.chance(50) {
-            E::lit(self.rng.range(1, 3) as u32)
-        } else {
-            self.value(ctx, 1)
+        // Lane-dependent values make the threads' stores distinguishable in the outcome.
+        let e = match self.rng.weighted(&[(4, 0), (3, 1), (3, 2)]) {
+            0 => E::lit(self.rng.range(1, 3) as u32),
+            1 => {
+                let c = self.rng.range(0, 2) as u32;
+                let vals = Vals::of((0..self.cfg.lanes).map(|l| l + c));
+                match c {
+                    0 => E::new("lane", vals, true),
+                    _ => E::new(format!("lane + {c}"), vals, false),
+                }
+            }
+            _ => self.value(ctx, 1),
         };
         self.emit(ctx.depth, &format!("{loc} = {};", e.text));
         self.wrote_cells(&cells, &e.vals);
@@ -494,6 +507,7 @@ impl<'a> Gen<'a> {
             let r = self.dest();
             self.emit(ctx.depth, &format!("{r} = {call};"));
             self.wrote_reg(&r, &old);
+            self.observed.insert(r);
         } else {
             self.emit(ctx.depth, &format!("{call};"));
         }
@@ -518,6 +532,7 @@ impl<'a> Gen<'a> {
             self.ballots.push(r.clone());
         }
         self.wrote_reg(&r, &e.vals);
+        self.observed.insert(r);
     }
 
     /// A ballot helper on a register holding a ballot, or on a ballot computed in place.
@@ -1001,36 +1016,55 @@ impl<'a> Gen<'a> {
 
     // ---- the final condition ----------------------------------------------------------
 
-    /// `P` of `exists (P)`: one to three observables the program writes (registers of some
-    /// thread, written cells), each compared with a value it plausibly holds.
+    /// `P` of `exists (P)`: one to three observables the program writes, each compared with
+    /// a value it plausibly holds. Outcomes are restricted to the observables `P` names, so
+    /// the choice decides what engines are compared on. It favours what differs between
+    /// models: registers that received a load, atomic or subgroup op result (rather than
+    /// arithmetic), and one register in two threads (`0:r1 == 0 && 1:r1 == 1` sees the
+    /// order of the threads' steps).
     fn condition(&mut self) -> String {
         let threads = (self.cfg.lanes * self.cfg.subgroups) as usize;
-        let mut candidates: Vec<(bool, String, Vals)> = Vec::new();
+        // (weight, register?, name, values)
+        let mut candidates: Vec<(u32, bool, String, Vals)> = Vec::new();
         for (r, v) in &self.regs {
-            candidates.push((true, r.clone(), v.clone()));
+            let weight = if self.observed.contains(r) { 4 } else { 1 };
+            candidates.push((weight, true, r.clone(), v.clone()));
         }
         for (c, v) in &self.cells {
-            candidates.push((false, c.clone(), v.clone()));
+            candidates.push((2, false, c.clone(), v.clone()));
         }
         if candidates.is_empty() {
             return "x == 0".to_string();
         }
+        let picks: Vec<(u32, usize)> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.0, i))
+            .collect();
         let n = self.rng.range(1, 3);
-        let mut atoms: Vec<String> = Vec::new();
+        let mut observables: Vec<(String, Vals)> = Vec::new();
         for _ in 0..n * 3 {
-            if atoms.len() == n {
+            if observables.len() >= n {
                 break;
             }
-            let (is_reg, name, vals) = self.rng.pick(&candidates);
-            let obs = if is_reg {
-                format!("{}:{name}", self.rng.below(threads))
-            } else {
-                name
-            };
-            if atoms.iter().any(|a| a.starts_with(&format!("{obs} "))) {
-                continue;
+            let (_, is_reg, name, vals) = candidates[self.rng.weighted(&picks)].clone();
+            let mut names = vec![name.clone()];
+            if is_reg {
+                let t = self.rng.below(threads);
+                names = vec![format!("{t}:{name}")];
+                if threads > 1 && self.rng.chance(40) {
+                    let other = (t + 1 + self.rng.below(threads - 1)) % threads;
+                    names.push(format!("{other}:{name}"));
+                }
             }
-            let mut pool = vals;
+            for obs in names {
+                if !observables.iter().any(|(o, _)| *o == obs) {
+                    observables.push((obs, vals.clone()));
+                }
+            }
+        }
+        let mut atoms = Vec::new();
+        for (obs, mut pool) in observables {
             pool.extend([0]);
             let v = if self.rng.chance(80) {
                 self.rng.pick(&pool.0)

@@ -174,6 +174,10 @@ impl Dep {
     }
 }
 
+/// Subgroup-op steps per instance (subgroup, block, instruction): each step with the steps that
+/// defined its argument registers.
+type SgSteps = HashMap<(u32, u32, u32), Vec<(usize, Vec<usize>)>>;
+
 /// A cycle of dependencies through a subgroup op in the witness, in words.
 fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<String> {
     let n = steps.len();
@@ -181,7 +185,7 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
     let mut last_def: HashMap<(u32, u32), usize> = HashMap::new();
     let mut last_write: HashMap<u32, usize> = HashMap::new();
     // Per subgroup-op instance (subgroup, block, instr): (step, defs of its argument registers).
-    let mut sg_steps: HashMap<(u32, u32, u32), Vec<(usize, Vec<usize>)>> = HashMap::new();
+    let mut sg_steps: SgSteps = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         let block = &prog.blocks[s.block as usize];
         for &t in &s.threads {
@@ -244,7 +248,7 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
     // Arguments of every participant, and the branches deciding participation.
     for (&(sg, b, _), calls) in &sg_steps {
         for &(i, _) in calls {
-            for &(_, ref defs) in calls {
+            for (_, defs) in calls {
                 for &d in defs {
                     if d != i {
                         edges[d].push((i, Dep::Argument));
@@ -300,7 +304,7 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
 /// Without a cycle, the witness must use a result early: a thread reads an op's result before
 /// another participant has executed the op (only the symbolic class allows that).
 fn early_use(
-    sg_steps: &HashMap<(u32, u32, u32), Vec<(usize, Vec<usize>)>>,
+    sg_steps: &SgSteps,
     edges: &[Vec<(usize, Dep)>],
     steps: &[Step],
     describe: &dyn Fn(usize) -> String,
