@@ -13,6 +13,7 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub mod include_proof;
 pub mod thin_air;
 
 /// Which engine answers.
@@ -204,6 +205,16 @@ pub enum QueryError {
 /// Lowers and unrolls a test.
 pub fn compile(test: &ast::Test, unroll: u32) -> Result<Program, QueryError> {
     Ok(ir::unroll(ir::cfg::lower(test), unroll)?)
+}
+
+/// As [`compile`], observing `extra` locations too (e.g. to compare two programs on the same
+/// locations). Every global named in `extra` must be declared by the test.
+pub fn compile_observing(
+    test: &ast::Test,
+    unroll: u32,
+    extra: &[ast::Operand],
+) -> Result<Program, QueryError> {
+    Ok(ir::unroll(ir::cfg::lower_observing(test, extra), unroll)?)
 }
 
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.

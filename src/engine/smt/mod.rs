@@ -21,6 +21,8 @@
 //!
 //! Architecture invariant: this is the only module that talks to Z3.
 
+pub mod schema;
+
 use super::trace::{At, Effect, Step};
 use crate::eval::{self, Domain, SgInputs, UbKind};
 use crate::ir::unroll::Term;
