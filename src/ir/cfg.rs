@@ -92,6 +92,13 @@ pub struct Cfg {
 /// Lowers a resolved test. The front end has already checked every name, so lookups here
 /// cannot fail on a test it accepted.
 pub fn lower(test: &ast::Test) -> Cfg {
+    lower_observing(test, &[])
+}
+
+/// As [`lower`], also observing `extra` (after the condition's own observables). A register
+/// the kernel never assigns is observed as 0; a global it does not declare is refused by the
+/// caller beforehand.
+pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
     let mut globals = Vec::new();
     let mut base = 0u32;
     for g in &test.globals {
@@ -124,6 +131,9 @@ pub fn lower(test: &ast::Test) -> Cfg {
     }
     let mut observables = Vec::new();
     let prop = lw.prop(&test.condition.prop, &mut observables);
+    for o in extra {
+        lw.term(o, &mut observables);
+    }
     Cfg {
         blocks: lw.blocks,
         loops: lw.loops,
