@@ -37,6 +37,14 @@ enum Command {
     /// Outcomes only thin air justifies: allowed by Symb, forbidden by Lazy, with the cycle.
     #[command(name = "thin-air")]
     ThinAir(ThinAirArgs),
+    /// Is every behaviour of model A a behaviour of model B? (proof per rule, then bounded search)
+    Include(IncludeArgs),
+    /// The smallest program with an outcome model B allows and model A forbids.
+    Distinguish(DistinguishArgs),
+    /// Do two programs have the same outcomes under each model (or, --refines, P's among Q's)?
+    Equiv(EquivArgs),
+    /// Shrink a test while model B allows and model A forbids its condition (1-minimal).
+    Minimize(MinimizeArgs),
 }
 
 #[derive(Args)]
@@ -94,11 +102,14 @@ struct Common {
     /// Print witness traces (allowed outcomes, undefined behaviour, bound hits).
     #[arg(long)]
     witness: bool,
+    /// SMT: encode timestamps as bit-vectors of this width instead of integers (measurement).
+    #[arg(long, default_value_t = 0, hide = true)]
+    time_bits: u32,
     /// SMT: most outcomes to enumerate per test and model (then the list is marked incomplete).
     #[arg(long, default_value_t = 256)]
     max_outcomes: usize,
-    /// Explorer state budget; beyond it the verdict is unknown.
-    #[arg(long, default_value_t = 2_000_000)]
+    /// Explorer state budget; beyond it the verdict is unknown (about 2.3 KiB a state).
+    #[arg(long, default_value_t = 800_000)]
     max_states: usize,
 }
 
@@ -122,6 +133,10 @@ fn main() -> ExitCode {
         Command::Outcomes(c) => ("outcomes", c),
         Command::Compare(c) => ("compare", c),
         Command::ThinAir(t) => return thin_air(t),
+        Command::Include(i) => return include(i),
+        Command::Distinguish(d) => return distinguish(d),
+        Command::Equiv(e) => return equiv(e),
+        Command::Minimize(m) => return minimize(m, cli.verbose),
     };
     run(kind, common)
 }
@@ -218,7 +233,8 @@ fn run(kind: &str, c: &Common) -> ExitCode {
         .with_max_states(c.max_states)
         .with_timeout_ms(c.timeout)
         .with_max_outcomes(c.max_outcomes)
-        .with_outcomes(kind != "check" || c.format == Format::Json || c.witness);
+        .with_time_bits(c.time_bits)
+        .with_outcomes(kind != "check" || c.witness);
     let (files, mut input_error) = collect_files(&c.files);
     let mut tests: Vec<Test> = Vec::new();
     for f in &files {
@@ -340,4 +356,539 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
+}
+
+// ---- include / distinguish -----------------------------------------------------------------
+
+#[derive(Args)]
+struct GrammarArgs {
+    /// Locations of the enumerated programs: x, y, own (slots[lane]), next (slots[next]).
+    #[arg(long, value_delimiter = ',', default_value = "x,own,next")]
+    locs: Vec<String>,
+    /// Subgroup ops of the enumerated programs: add (subgroupAdd(1)), all (subgroupAll(true)),
+    /// elect (subgroupElect()).
+    #[arg(long, value_delimiter = ',', default_value = "add")]
+    ops: Vec<String>,
+    /// Constants a store may write.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    values: Vec<u32>,
+    /// Stores never write an op result.
+    #[arg(long)]
+    no_op_stores: bool,
+    /// No subgroupBarrier() statements.
+    #[arg(long)]
+    no_barrier: bool,
+    /// Deepest nesting of `if (lane == 0)` (0: straight-line programs).
+    #[arg(long, default_value_t = 1)]
+    depth: usize,
+    /// smt: Z3 for every program; auto: the explorer unless a model is symbolic.
+    #[arg(long, value_enum, default_value_t = SearchEngineArg::Auto)]
+    search_engine: SearchEngineArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SearchEngineArg {
+    Auto,
+    Smt,
+}
+
+impl GrammarArgs {
+    fn options(&self, threads: u32, size: usize) -> Result<query::include::SearchOptions, String> {
+        use query::enumerate::{Grammar, Loc, Op};
+        let locs = self
+            .locs
+            .iter()
+            .map(|l| {
+                Loc::from_name(l)
+                    .ok_or_else(|| format!("unknown location `{l}`: expected x, y, own or next"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let ops = self
+            .ops
+            .iter()
+            .filter(|o| !o.is_empty() && o.as_str() != "none")
+            .map(|o| {
+                Op::from_name(o)
+                    .ok_or_else(|| format!("unknown op `{o}`: expected add, all or elect"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.values.contains(&0) {
+            return Err("stored values must be non-zero (memory starts at 0)".into());
+        }
+        if threads < 2 {
+            return Err("at least 2 lanes are needed".into());
+        }
+        Ok(query::include::SearchOptions {
+            grammar: Grammar {
+                threads,
+                locs,
+                values: self.values.clone(),
+                store_op_result: !self.no_op_stores,
+                ops,
+                barrier: !self.no_barrier,
+                max_depth: self.depth,
+            },
+            max_size: size,
+            engine: match self.search_engine {
+                SearchEngineArg::Auto => query::include::SearchEngine::Auto,
+                SearchEngineArg::Smt => query::include::SearchEngine::Smt,
+            },
+            ..Default::default()
+        })
+    }
+}
+
+#[derive(Args)]
+struct IncludeArgs {
+    /// Model A: a built-in name or a model file.
+    a: String,
+    /// Model B: a built-in name or a model file.
+    b: String,
+    /// Largest number of lanes (one subgroup) of the bounded check; 2 up to this.
+    #[arg(long, default_value_t = 2)]
+    threads: u32,
+    /// Largest program size (instructions, an `if` counting one) of the bounded check.
+    #[arg(long, default_value_t = 4)]
+    size: usize,
+    /// Skip the bounded check when the per-rule proof covers every rule.
+    #[arg(long)]
+    no_bounded: bool,
+    /// Write the counterexample, if any, to this file.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    grammar: GrammarArgs,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Args)]
+struct DistinguishArgs {
+    /// Model A (forbids the outcome): a built-in name or a model file.
+    a: String,
+    /// Model B (allows the outcome): a built-in name or a model file.
+    b: String,
+    /// Largest number of lanes (one subgroup) tried; 2 up to this.
+    #[arg(long, default_value_t = 3)]
+    max_threads: u32,
+    /// Largest program size (instructions, an `if` counting one) tried per number of lanes.
+    #[arg(long, default_value_t = 4)]
+    max_size: usize,
+    /// Write the test to this file (default: standard output).
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    grammar: GrammarArgs,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// A model by built-in name, or from a file when the argument names an existing file.
+fn model_arg(s: &str) -> Result<tangle::model::Model, String> {
+    let p = Path::new(s);
+    if p.is_file() {
+        return tangle::model::Model::load(p).map_err(|e| e.to_string());
+    }
+    tangle::model::Model::by_name(s).ok_or_else(|| {
+        let known: Vec<String> = tangle::model::Model::builtin()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        format!(
+            "unknown model `{s}`: expected one of {} or a model file",
+            known.join(", ")
+        )
+    })
+}
+
+/// Prints search progress to stderr: one updating line on a terminal, a line per layer
+/// otherwise.
+fn progress_printer() -> impl FnMut(&query::include::Progress) {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    let mut layer = (0, 0);
+    move |p: &query::include::Progress| {
+        let line = format!(
+            "searching: {} lanes, size {}: {} programs checked, {} skipped, {:.1} s",
+            p.threads, p.size, p.checked, p.irrelevant, p.seconds
+        );
+        if tty {
+            eprint!("\r{line}\x1b[K");
+        } else if (p.threads, p.size) != layer {
+            eprintln!("{line}");
+        }
+        layer = (p.threads, p.size);
+    }
+}
+
+fn end_progress() {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        eprintln!();
+    }
+}
+
+fn layers_text(layers: &[query::include::Layer]) -> String {
+    let mut out =
+        String::from("  lanes  size         raw   canonical     checked  unknown   seconds\n");
+    for l in layers {
+        out.push_str(&format!(
+            "  {:>5}  {:>4}  {:>10}  {:>10}  {:>10}  {:>7}  {:>8.2}\n",
+            l.threads, l.size, l.raw, l.canonical, l.checked, l.unknown, l.seconds
+        ));
+    }
+    out
+}
+
+fn write_witness(path: &Option<PathBuf>, text: &str) -> Result<(), String> {
+    if let Some(p) = path {
+        std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+fn include(args: &IncludeArgs) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let (a, b) = match (model_arg(&args.a), model_arg(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    let opts = match args.grammar.options(args.threads, args.size) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let proof = query::include_proof::unbounded(&a, &b);
+    let run_bounded = !args.no_bounded || !proof.all_proven;
+    if args.format == Format::Text {
+        println!("{} ⊆ {}: per-rule proof (any program size)", a.name, b.name);
+        for r in &proof.rules {
+            println!(
+                "  {:<8} {:<12} -> {:<12} {}  {}",
+                r.kind.to_string(),
+                r.a_class.to_string(),
+                r.b_class.to_string(),
+                if r.proven { "proven" } else { "open  " },
+                r.note
+            );
+        }
+        if proof.all_proven {
+            println!("  => {} ⊆ {} for programs of any size", a.name, b.name);
+        } else if args.no_bounded {
+            println!(
+                "  => not proven for every rule; running the bounded check despite --no-bounded"
+            );
+        } else {
+            println!("  => not proven for every rule; the bounded check decides");
+        }
+    }
+    let bounded = if run_bounded {
+        let mut progress = progress_printer();
+        let r = query::include::bounded(&a, &b, &opts, &mut progress);
+        end_progress();
+        match r {
+            Ok(r) => Some(r),
+            Err(e) => return fail(e.to_string()),
+        }
+    } else {
+        None
+    };
+    if args.format == Format::Json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "unbounded": proof,
+                "bounded": bounded,
+            }))
+            .expect("serialisable")
+        );
+    } else if let Some(r) = &bounded {
+        println!();
+        println!(
+            "bounded check, every program up to {} lanes and {} instructions (grammar: {}; one program per symmetry orbit):",
+            r.max_threads, r.max_size, r.grammar
+        );
+        print!("{}", layers_text(&r.layers));
+        match &r.counterexample {
+            Some(w) => {
+                println!(
+                    "  => {} ⊄ {}: counterexample ({} lanes, {} instructions; {} allows, {} forbids):\n",
+                    r.a, r.b, w.threads, w.size, r.a, r.b
+                );
+                print!("{}", w.litmus);
+            }
+            None if r.holds => println!(
+                "  => {} ⊆ {} up to the bound ({:.1} s)",
+                r.a, r.b, r.seconds
+            ),
+            None => println!(
+                "  => undecided: some programs could not be analysed (see the unknown column)"
+            ),
+        }
+    }
+    if let Some(w) = bounded.as_ref().and_then(|r| r.counterexample.as_ref()) {
+        if let Err(e) = write_witness(&args.output, &w.litmus) {
+            return fail(e);
+        }
+        return ExitCode::from(1);
+    }
+    match bounded {
+        Some(r) if !r.holds => ExitCode::from(2),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn distinguish(args: &DistinguishArgs) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let (a, b) = match (model_arg(&args.a), model_arg(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return fail(e),
+    };
+    let opts = match args.grammar.options(args.max_threads, args.max_size) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let mut progress = progress_printer();
+    let r = query::distinguish::distinguish(&a, &b, &opts, &mut progress);
+    end_progress();
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    if args.format == Format::Json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&r).expect("serialisable")
+        );
+    } else {
+        eprint!("{}", layers_text(&r.layers));
+        match &r.witness {
+            Some(w) => {
+                eprintln!(
+                    "found in {:.2} s: {} lanes, {} instructions ({} allows, {} forbids)",
+                    r.seconds, w.threads, w.size, r.b, r.a
+                );
+                if args.output.is_none() {
+                    print!("{}", w.litmus);
+                }
+            }
+            None => eprintln!(
+                "no program of {} up to {} lanes and {} instructions has an outcome {} allows and {} forbids ({:.1} s)",
+                r.grammar, r.max_threads, r.max_size, r.b, r.a, r.seconds
+            ),
+        }
+    }
+    match &r.witness {
+        Some(w) => match write_witness(&args.output, &w.litmus) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(e),
+        },
+        None => ExitCode::from(1),
+    }
+}
+
+#[derive(Args)]
+struct EquivArgs {
+    /// The first program, P (with --table: a directory of NAME.before.litmus /
+    /// NAME.after.litmus pairs).
+    p: PathBuf,
+    /// The second program, Q.
+    #[arg(required_unless_present = "table")]
+    q: Option<PathBuf>,
+    /// A built-in model; repeatable. Default: all seven.
+    #[arg(short, long = "model")]
+    models: Vec<String>,
+    /// A model file (see encodings/); repeatable.
+    #[arg(long = "model-file")]
+    model_files: Vec<PathBuf>,
+    /// Ask whether every outcome of P is an outcome of Q (P refines Q) instead of equality.
+    #[arg(long)]
+    refines: bool,
+    /// Compare every before/after pair of the directory P; print a Markdown table.
+    #[arg(long, conflicts_with_all = ["q", "refines"])]
+    table: bool,
+    /// Loop bound: each loop may run its body this many times.
+    #[arg(long, default_value_t = 8)]
+    unroll: u32,
+    /// Per solver call timeout in milliseconds (then the answer may be unknown).
+    #[arg(long)]
+    timeout: Option<u32>,
+    /// Most outcomes to enumerate per program and model (then the answer may be unknown).
+    #[arg(long, default_value_t = 256)]
+    max_outcomes: usize,
+    /// List both programs' outcomes under every model.
+    #[arg(long)]
+    outcomes: bool,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// `tangle equiv`: 0 equivalent (refines) under every model, 1 not (or unknown), 2 bad input.
+fn equiv(a: &EquivArgs) -> ExitCode {
+    use tangle::query::equiv::{self as eq, Holds};
+    let models = match query::select_models(&a.models, &a.model_files) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll)
+        .with_timeout_ms(a.timeout)
+        .with_max_outcomes(a.max_outcomes);
+    let parse = |p: &Path| syntax::parse_file(p).map_err(|d| eprintln!("{d}"));
+    let mut pairs = Vec::new();
+    if a.table {
+        let mut befores = Vec::new();
+        walk(&a.p, &mut befores);
+        befores.retain(|f| f.to_string_lossy().ends_with(".before.litmus"));
+        befores.sort();
+        if befores.is_empty() {
+            eprintln!("error: {}: no NAME.before.litmus files", a.p.display());
+            return ExitCode::from(2);
+        }
+        for b in befores {
+            let path = b.to_string_lossy().to_string();
+            let stem = path.trim_end_matches(".before.litmus");
+            let name = Path::new(stem)
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().to_string());
+            pairs.push((
+                name,
+                b.clone(),
+                PathBuf::from(format!("{stem}.after.litmus")),
+            ));
+        }
+    } else if let Some(q) = &a.q {
+        pairs.push((String::new(), a.p.clone(), q.clone()));
+    }
+    let mut reports = Vec::new();
+    for (name, p, q) in &pairs {
+        let (Ok(pt), Ok(qt)) = (parse(p), parse(q)) else {
+            return ExitCode::from(2);
+        };
+        match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
+            Ok(r) => reports.push((name.clone(), r)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    match (a.format, a.table) {
+        (Format::Json, true) => {
+            let rows: Vec<serde_json::Value> = reports
+                .iter()
+                .map(|(n, r)| serde_json::json!({ "name": n, "report": r }))
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&rows).expect("serialisable")
+            );
+        }
+        (Format::Json, false) => println!(
+            "{}",
+            serde_json::to_string_pretty(&reports[0].1).expect("serialisable")
+        ),
+        (Format::Text, true) => {
+            print!("{}", eq::render_markdown_table(&reports, &names));
+            println!();
+            print!("{}", eq::render_markdown_details(&reports));
+        }
+        (Format::Text, false) => print!("{}", eq::render_text(&reports[0].1, true, a.outcomes)),
+    }
+    if a.table || reports.iter().all(|(_, r)| r.overall() == Holds::Yes) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+#[derive(Args)]
+struct MinimizeArgs {
+    /// The distinguishing test.
+    file: PathBuf,
+    /// The model that must allow the condition's outcome (B).
+    #[arg(long, value_name = "B")]
+    allowed_by: String,
+    /// The model that must forbid it (A).
+    #[arg(long, value_name = "A")]
+    forbidden_by: String,
+    /// Write the minimized test here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Loop bound: each loop may run its body this many times.
+    #[arg(long, default_value_t = 8)]
+    unroll: u32,
+    /// Per solver call timeout in milliseconds (a candidate whose answer is unknown is not kept).
+    #[arg(long)]
+    timeout: Option<u32>,
+}
+
+/// `tangle minimize`: 0 minimized, 2 bad input (including a test that does not distinguish).
+fn minimize(a: &MinimizeArgs, verbose: u8) -> ExitCode {
+    use tangle::query::minimize;
+    let find = |n: &str| query::select_models(&[n.to_string()], &[]).map(|mut m| m.remove(0));
+    let (allowed, forbidden) = match (find(&a.allowed_by), find(&a.forbidden_by)) {
+        (Ok(b), Ok(f)) => (b, f),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let test = match syntax::parse_file(&a.file) {
+        Ok(t) => t,
+        Err(d) => {
+            eprintln!("{d}");
+            return ExitCode::from(2);
+        }
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll)
+        .with_timeout_ms(a.timeout);
+    let mut report = |e: &minimize::Event| {
+        if e.accepted {
+            eprintln!("[tried {}, kept {}] {}", e.tried, e.kept, e.description);
+        } else if verbose > 0 {
+            eprintln!(
+                "[tried {}, kept {}] not kept: {}",
+                e.tried, e.kept, e.description
+            );
+        }
+    };
+    let m = match minimize::minimize(&test, &allowed, &forbidden, &opts, &mut report) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {}: {e}", test.file);
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!(
+        "minimized {}: {} -> {} threads, {} -> {} statements ({} candidates tried, {} kept)",
+        test.file,
+        m.threads_before,
+        m.threads_after,
+        m.statements_before,
+        m.statements_after,
+        m.tried,
+        m.steps.len()
+    );
+    match &a.output {
+        Some(out) => {
+            if let Err(e) = std::fs::write(out, &m.text) {
+                eprintln!("error: {}: cannot write: {e}", out.display());
+                return ExitCode::from(2);
+            }
+        }
+        None => print!("{}", m.text),
+    }
+    ExitCode::SUCCESS
 }

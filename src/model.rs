@@ -95,6 +95,13 @@ impl Model {
                     "class `{c}` is only for subgroup operations (sgop), not `{k}`"
                 )));
             }
+            // semantics.md defines a subgroup op's result only when it runs collectively or
+            // with a deferred result; a thread alone at an op has no participants to read.
+            if kind == Kind::Sgop && matches!(class, Class::Independent | Class::Synchronous) {
+                return Err(bad(format!(
+                    "class `{c}` for `sgop`: subgroup operations must be collective, speculative, lazy or symbolic"
+                )));
+            }
             classes.insert(kind, class);
         }
         for k in Kind::MODELLED {
@@ -239,5 +246,15 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("no class for `branch`"), "{e}");
         assert!(e.to_string().starts_with("m.toml:2:1:"), "{e}");
+        let e = Model::parse(
+            "name = \"X\"\n[classes]\nlabel = \"independent\"\nbranch = \"independent\"\nmemory = \"independent\"\nsgop = \"independent\"\n",
+            "m.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("must be collective, speculative, lazy or symbolic"),
+            "{e}"
+        );
     }
 }

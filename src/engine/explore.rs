@@ -28,7 +28,7 @@ pub struct ExploreOptions {
 impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
-            max_states: 2_000_000,
+            max_states: 800_000,
         }
     }
 }
@@ -998,8 +998,9 @@ impl<'p> Explorer<'p> {
         }
     }
 
-    /// The order of a collective memory step's accesses, chosen through `ch`: loads need no
-    /// order (they read one state); otherwise every permutation is a choice.
+    /// The order of a collective memory step's accesses, chosen through `ch`. Only accesses
+    /// to the same cell need an order (others commute): loads need none (they read one
+    /// state); each cell's stores need only a last writer; each cell's atomics every order.
     fn collective_order(
         &self,
         op: &Op,
@@ -1009,14 +1010,38 @@ impl<'p> Explorer<'p> {
         if matches!(op, Op::Load { .. }) || accs.len() < 2 {
             return accs;
         }
-        // Pick a permutation one position at a time (a choice among the remaining accesses).
-        let mut rest = accs;
+        let mut cells: Vec<u32> = accs.iter().map(|a| a.1.cell).collect();
+        cells.sort_unstable();
+        cells.dedup();
         let mut out = Vec::new();
-        while rest.len() > 1 {
-            let k = ch.pick(rest.len());
-            out.push(rest.remove(k));
+        for c in cells {
+            let mut rest: Vec<(usize, Access)> = accs
+                .iter()
+                .filter(|a| a.1.cell == c)
+                .map(|(m, a)| {
+                    (
+                        *m,
+                        Access {
+                            cell: a.cell,
+                            values: a.values.clone(),
+                        },
+                    )
+                })
+                .collect();
+            if matches!(op, Op::Store { .. }) {
+                // Only the last store to a cell is visible: choose it.
+                let k = ch.pick(rest.len());
+                let last = rest.remove(k);
+                out.extend(rest);
+                out.push(last);
+                continue;
+            }
+            while rest.len() > 1 {
+                let k = ch.pick(rest.len());
+                out.push(rest.remove(k));
+            }
+            out.extend(rest);
         }
-        out.extend(rest);
         out
     }
 

@@ -13,7 +13,13 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub mod crosscheck;
+pub mod distinguish;
+pub mod enumerate;
+pub mod equiv;
+pub mod include;
 pub mod include_proof;
+pub mod minimize;
 pub mod thin_air;
 
 /// Which engine answers.
@@ -49,6 +55,8 @@ pub struct Options {
     pub want_outcomes: bool,
     /// SMT: most outcomes to enumerate.
     pub max_outcomes: usize,
+    /// SMT: timestamps as integers (0) or bit-vectors of this width (for measurement).
+    pub time_bits: u32,
 }
 
 impl Default for Options {
@@ -60,6 +68,7 @@ impl Default for Options {
             timeout_ms: None,
             want_outcomes: true,
             max_outcomes: 256,
+            time_bits: 0,
         }
     }
 }
@@ -79,6 +88,18 @@ impl Options {
     }
     pub fn with_timeout_ms(mut self, ms: Option<u32>) -> Self {
         self.timeout_ms = ms;
+        self
+    }
+    /// The SMT engine's options.
+    pub fn smt_options(&self) -> SmtOptions {
+        SmtOptions {
+            timeout_ms: self.timeout_ms,
+            max_outcomes: self.max_outcomes,
+            time_bits: self.time_bits,
+        }
+    }
+    pub fn with_time_bits(mut self, bits: u32) -> Self {
+        self.time_bits = bits;
         self
     }
     pub fn with_max_outcomes(mut self, n: usize) -> Self {
@@ -250,11 +271,7 @@ pub fn analyse_models(
             .collect(),
         Engine::Smt => {
             let start = Instant::now();
-            let so = SmtOptions {
-                timeout_ms: opts.timeout_ms,
-                max_outcomes: opts.max_outcomes,
-            };
-            let enc = smt::Encoding::new(prog, models, &so);
+            let enc = smt::Encoding::new(prog, models, &opts.smt_options());
             let setup = start.elapsed();
             models
                 .iter()

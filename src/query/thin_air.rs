@@ -9,7 +9,7 @@
 //! the branches that decide who participates.
 
 use super::{compile, render_trace, Options, QueryError, TraceStep};
-use crate::engine::smt::{Answer, Encoding, SmtOptions};
+use crate::engine::smt::{Answer, Encoding};
 use crate::engine::trace::{At, Effect, Step};
 use crate::ir::unroll::Term;
 use crate::ir::{Program, Target};
@@ -70,11 +70,7 @@ pub fn thin_air(
         models.well_founded.clone(),
         models.speculative.clone(),
     ];
-    let so = SmtOptions {
-        timeout_ms: opts.timeout_ms,
-        max_outcomes: opts.max_outcomes,
-    };
-    let enc = Encoding::new(&prog, &all, &so);
+    let enc = Encoding::new(&prog, &all, &opts.smt_options());
     let mut incomplete = Vec::new();
     if !matches!(enc.cut(models.symbolic), Answer::No) {
         incomplete.push(format!(

@@ -7,6 +7,7 @@ pub mod ast;
 pub mod diag;
 mod lexer;
 mod parser;
+pub mod print;
 
 pub use diag::{Diagnostic, Diagnostics, Span};
 

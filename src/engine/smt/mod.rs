@@ -33,6 +33,67 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use z3::ast::{Bool, Int, BV};
 use z3::{Params, SatResult, Solver};
 
+/// A point in the execution order: an integer (difference logic, the default) or a
+/// bit-vector, chosen per encoding with [`SmtOptions::time_bits`] so that the two can be
+/// measured against each other (docs/benchmarks.md).
+#[derive(Clone)]
+enum Time {
+    I(Int),
+    B(BV),
+}
+
+impl Time {
+    fn konst(v: i64, bits: u32) -> Time {
+        if bits == 0 {
+            Time::I(Int::from_i64(v))
+        } else {
+            Time::B(BV::from_i64(v, bits))
+        }
+    }
+    fn cmp(&self, o: &Time, i: fn(&Int, &Int) -> Bool, b: fn(&BV, &BV) -> Bool) -> Bool {
+        match (self, o) {
+            (Time::I(x), Time::I(y)) => i(x, y),
+            (Time::B(x), Time::B(y)) => b(x, y),
+            _ => unreachable!("one encoding uses one time sort"),
+        }
+    }
+    fn lt(&self, o: &Time) -> Bool {
+        self.cmp(o, |a, b| a.lt(b), |a, b| a.bvslt(b))
+    }
+    fn le(&self, o: &Time) -> Bool {
+        self.cmp(o, |a, b| a.le(b), |a, b| a.bvsle(b))
+    }
+    fn gt(&self, o: &Time) -> Bool {
+        o.lt(self)
+    }
+    fn ge(&self, o: &Time) -> Bool {
+        o.le(self)
+    }
+    fn eq(&self, o: &Time) -> Bool {
+        self.cmp(o, |a, b| a.eq(b), |a, b| a.eq(b))
+    }
+    fn ite(c: &Bool, a: &Time, b: &Time) -> Time {
+        match (a, b) {
+            (Time::I(x), Time::I(y)) => Time::I(c.ite(x, y)),
+            (Time::B(x), Time::B(y)) => Time::B(c.ite(x, y)),
+            _ => unreachable!("one encoding uses one time sort"),
+        }
+    }
+    fn add(&self, o: &Time) -> Time {
+        match (self, o) {
+            (Time::I(x), Time::I(y)) => Time::I(x + y),
+            (Time::B(x), Time::B(y)) => Time::B(x.bvadd(y)),
+            _ => unreachable!("one encoding uses one time sort"),
+        }
+    }
+    fn eval(&self, m: &z3::Model) -> Option<i64> {
+        match self {
+            Time::I(x) => m.eval(x, true).and_then(|v| v.as_i64()),
+            Time::B(x) => m.eval(x, true).and_then(|v| v.as_i64()),
+        }
+    }
+}
+
 /// Options for SMT queries.
 #[derive(Clone, Debug)]
 pub struct SmtOptions {
@@ -40,6 +101,8 @@ pub struct SmtOptions {
     pub timeout_ms: Option<u32>,
     /// Stop enumerating outcomes after this many (the list is then incomplete).
     pub max_outcomes: usize,
+    /// Timestamps as integers (0, the default: difference logic) or bit-vectors of this width.
+    pub time_bits: u32,
 }
 
 impl Default for SmtOptions {
@@ -47,6 +110,7 @@ impl Default for SmtOptions {
         SmtOptions {
             timeout_ms: None,
             max_outcomes: 256,
+            time_bits: 0,
         }
     }
 }
@@ -76,7 +140,7 @@ struct MemEv {
     global: u32,
     index: BV,
     guard: Bool,
-    ts: Int,
+    ts: Time,
     read: Option<BV>,
     write: Option<BV>,
 }
@@ -93,11 +157,12 @@ pub struct Encoding<'p> {
     prog: &'p Program,
     solver: Solver,
     inb: Vec<Vec<Bool>>,
-    ts: Vec<Vec<Vec<Int>>>,
+    ts: Vec<Vec<Vec<Time>>>,
     /// Per thread and block: the edges with the condition of taking each.
     edges: Vec<Vec<Vec<(Target, Bool)>>>,
     /// Per thread and block: the time of the event before the label (the branch into it).
-    prev_label: Vec<Vec<Int>>,
+    prev_label: Vec<Vec<Time>>,
+    time_bits: u32,
     /// Register written at (thread, block, pos), with its value, for witnesses.
     written: HashMap<(u32, BlockId, u32), (RegId, BV)>,
     mem: Vec<MemEv>,
@@ -289,10 +354,11 @@ impl<'p> Encoding<'p> {
             a_nocut: Bool::new_const("assume_no_cut"),
             a_cut: Bool::new_const("assume_cut"),
             ub_lits: BTreeMap::new(),
+            time_bits: opts.time_bits,
         };
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
         let mut calls: BTreeMap<(u32, BlockId, u32), Vec<SgCall>> = BTreeMap::new();
-        let mut resolve: HashMap<(u32, BlockId, u32), Int> = HashMap::new();
+        let mut resolve: HashMap<(u32, BlockId, u32), Time> = HashMap::new();
         let mut finals: Vec<Vec<BV>> = Vec::new();
         for t in 0..prog.layout.threads {
             finals.push(enc.thread(t, lazy, &mut calls, &mut resolve));
@@ -326,26 +392,39 @@ impl<'p> Encoding<'p> {
         enc
     }
 
+    /// A fresh time. Bit-vector times are kept in [0, 2^(bits-2)) so that no comparison or
+    /// slot end (`G + |T(db)|`) can wrap around.
+    fn time_var(&self, name: String) -> Time {
+        if self.time_bits == 0 {
+            return Time::I(Int::new_const(name));
+        }
+        let v = BV::new_const(name, self.time_bits);
+        let hi = BV::from_i64(1i64 << (self.time_bits - 2), self.time_bits);
+        self.solver.assert(v.bvsge(BV::from_i64(0, self.time_bits)));
+        self.solver.assert(v.bvslt(&hi));
+        Time::B(v)
+    }
+
     /// Symbolically executes thread `t` over the block DAG; returns its final registers.
     fn thread(
         &mut self,
         t: u32,
         lazy: bool,
         calls: &mut BTreeMap<(u32, BlockId, u32), Vec<SgCall>>,
-        resolve: &mut HashMap<(u32, BlockId, u32), Int>,
+        resolve: &mut HashMap<(u32, BlockId, u32), Time>,
     ) -> Vec<BV> {
         let prog = self.prog;
         let nb = prog.blocks.len();
         let nregs = prog.regs.len();
         let sg = prog.layout.subgroup_of(t);
-        type Incoming = (Bool, Vec<BV>, Vec<Int>, Int);
+        type Incoming = (Bool, Vec<BV>, Vec<Time>, Time);
         let mut incoming: Vec<Vec<Incoming>> = vec![Vec::new(); nb];
         let mut inb = Vec::with_capacity(nb);
         let mut ts_t = Vec::with_capacity(nb);
         let mut edges_t = Vec::with_capacity(nb);
         let mut prev_t = Vec::with_capacity(nb);
         let mut final_regs: Vec<BV> = vec![bv(0); nregs];
-        let never = Int::from_i64(-1);
+        let never = Time::konst(-1, self.time_bits);
         for b in 0..nb {
             let block = &prog.blocks[b];
             let (in_b, mut regs, mut ready, prev) = if b as BlockId == prog.entry {
@@ -371,17 +450,17 @@ impl<'p> Encoding<'p> {
                         for k in 0..nregs {
                             regs[k] = c.ite(&r[k], &regs[k]);
                             if lazy {
-                                ready[k] = c.ite(&rd[k], &ready[k]);
+                                ready[k] = Time::ite(c, &rd[k], &ready[k]);
                             }
                         }
-                        prev = c.ite(p, &prev);
+                        prev = Time::ite(c, p, &prev);
                     }
                     (or(&conds), regs, ready, prev)
                 }
             };
             let n = block.instrs.len() as u32;
-            let ts: Vec<Int> = (0..=n + 1)
-                .map(|k| Int::new_const(format!("ts_t{t}_b{b}_p{k}")))
+            let ts: Vec<Time> = (0..=n + 1)
+                .map(|k| self.time_var(format!("ts_t{t}_b{b}_p{k}")))
                 .collect();
             self.solver.assert(in_b.implies(prev.lt(&ts[0])));
             for k in 0..=n as usize {
@@ -472,13 +551,15 @@ impl<'p> Encoding<'p> {
                             res,
                         });
                         ready[*dst as usize] = if lazy {
-                            let r = resolve
-                                .entry(inst)
-                                .or_insert_with(|| {
-                                    Int::new_const(format!("resolve_sg{sg}_b{b}_p{pos}"))
-                                })
-                                .clone();
-                            self.lits[&(Kind::Sgop, Class::Lazy)].ite(&r, &never)
+                            let r = match resolve.get(&inst) {
+                                Some(r) => r.clone(),
+                                None => {
+                                    let r = self.time_var(format!("resolve_sg{sg}_b{b}_p{pos}"));
+                                    resolve.insert(inst, r.clone());
+                                    r
+                                }
+                            };
+                            Time::ite(&self.lits[&(Kind::Sgop, Class::Lazy)], &r, &never)
                         } else {
                             never.clone()
                         };
@@ -590,6 +671,9 @@ impl<'p> Encoding<'p> {
                 }
             }
         }
+        // Reads-from, quadratically: a load reads the store whose time is its `source`, and
+        // every store to the same cell before the load is at or before that source (times of
+        // one global's accesses are distinct, so the source is the latest such store).
         for l in 0..n {
             let Some(val) = self.mem[l].read.clone() else {
                 continue;
@@ -602,42 +686,42 @@ impl<'p> Encoding<'p> {
                 })
                 .collect();
             let same = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&ld.index)]);
-            let mut options = Vec::new();
-            // From the initial value: no store to this cell before the load.
-            let init = init_value(g, &ld.index);
-            let mut none_before = vec![val.eq(&init)];
-            for &s in &stores {
-                none_before.push(same(s).implies(self.mem[s].ts.lt(&ld.ts).not()));
-            }
-            let refs: Vec<&Bool> = none_before.iter().collect();
-            options.push(and(&refs));
+            let source = self.time_var(format!("source_t{}_b{}_p{}", ld.thread, ld.block, ld.pos));
+            let from_init = Bool::new_const(format!(
+                "from_init_t{}_b{}_p{}",
+                ld.thread, ld.block, ld.pos
+            ));
+            let mut options = vec![from_init.clone()];
+            let mut init_c = vec![val.eq(init_value(g, &ld.index))];
             for &s in &stores {
                 let st = &self.mem[s];
-                let mut c = vec![
-                    same(s),
-                    st.ts.lt(&ld.ts),
-                    val.eq(st.write.as_ref().expect("a store")),
-                ];
-                for &s2 in &stores {
-                    if s2 != s {
-                        let between =
-                            and(&[&self.mem[s2].ts.gt(&st.ts), &self.mem[s2].ts.lt(&ld.ts)]);
-                        c.push(same(s2).implies(between.not()));
-                    }
-                }
-                let refs: Vec<&Bool> = c.iter().collect();
-                options.push(and(&refs));
+                let before = and(&[&same(s), &st.ts.lt(&ld.ts)]);
+                // No store to the cell before the load when reading the initial value.
+                init_c.push(before.not());
+                // Every earlier store is at or before the source.
+                self.solver
+                    .assert(and(&[&ld.guard, &before]).implies(st.ts.le(&source)));
+                let rf = Bool::new_const(format!(
+                    "rf_t{}_b{}_p{}_from_t{}_b{}_p{}",
+                    ld.thread, ld.block, ld.pos, st.thread, st.block, st.pos
+                ));
+                let w = st.write.as_ref().expect("a store");
+                self.solver
+                    .assert(rf.implies(and(&[&before, &val.eq(w), &source.eq(&st.ts)])));
+                options.push(rf);
             }
+            let refs: Vec<&Bool> = init_c.iter().collect();
+            self.solver.assert(from_init.implies(and(&refs)));
             self.solver.assert(ld.guard.implies(or(&options)));
         }
     }
 
     /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
     /// is no longer reachable (only meaningful when `w` does not enter `b`).
-    fn leave(&self, w: u32, b: BlockId) -> Int {
+    fn leave(&self, w: u32, b: BlockId) -> Time {
         let prog = self.prog;
         let wi = w as usize;
-        let mut acc = Int::from_i64(-1);
+        let mut acc = Time::konst(-1, self.time_bits);
         for p in 0..b as usize {
             if !prog.reaches(p as BlockId, b) {
                 continue;
@@ -657,7 +741,7 @@ impl<'p> Encoding<'p> {
                 continue;
             }
             let term = self.ts[wi][p].last().expect("terminator").clone();
-            acc = or(&conds).ite(&term, &acc);
+            acc = Time::ite(&or(&conds), &term, &acc);
         }
         acc
     }
@@ -666,11 +750,11 @@ impl<'p> Encoding<'p> {
     fn timing(
         &mut self,
         used: &BTreeSet<(Kind, Class)>,
-        resolve: &HashMap<(u32, BlockId, u32), Int>,
+        resolve: &HashMap<(u32, BlockId, u32), Time>,
     ) {
         let prog = self.prog;
         let lay = prog.layout;
-        let mut leave_cache: HashMap<(u32, BlockId), Int> = HashMap::new();
+        let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
         for sg in 0..lay.subgroups() {
             let threads: Vec<u32> = lay.subgroup_threads(sg).collect();
             for (b, block) in prog.blocks.iter().enumerate() {
@@ -706,7 +790,7 @@ impl<'p> Encoding<'p> {
                             continue;
                         }
                         let leaves_before =
-                            |time: &Int, cache: &mut HashMap<(u32, BlockId), Int>| -> Vec<Bool> {
+                            |time: &Time, cache: &mut HashMap<(u32, BlockId), Time>| -> Vec<Bool> {
                                 threads
                                     .iter()
                                     .zip(&members)
@@ -723,24 +807,30 @@ impl<'p> Encoding<'p> {
                         match class {
                             Class::Independent | Class::Symbolic => {}
                             Class::Synchronous => {
-                                let s = Int::new_const(format!("start_sg{sg}_b{b}_p{pos}"));
+                                let s = self.time_var(format!("start_sg{sg}_b{b}_p{pos}"));
                                 for (&u, m) in threads.iter().zip(&members) {
                                     cs.push(
                                         and(&[lit, m])
-                                            .implies(and(&[&s.le(ev(u)), &prev(u).lt(&s)])),
+                                            .implies(and(&[&s.le(&ev(u)), &prev(u).lt(&s)])),
                                     );
                                 }
                                 cs.extend(leaves_before(&s, &mut leave_cache));
                             }
                             Class::Collective | Class::Speculative => {
-                                let g = Int::new_const(format!("group_sg{sg}_b{b}_p{pos}"));
+                                let g = self.time_var(format!("group_sg{sg}_b{b}_p{pos}"));
                                 if kind == Kind::Memory {
                                     let cnt = members
                                         .iter()
-                                        .map(|m| m.ite(&Int::from_i64(1), &Int::from_i64(0)))
-                                        .reduce(|a, b| a + b)
+                                        .map(|m| {
+                                            Time::ite(
+                                                m,
+                                                &Time::konst(1, self.time_bits),
+                                                &Time::konst(0, self.time_bits),
+                                            )
+                                        })
+                                        .reduce(|a, b| a.add(&b))
                                         .expect("a subgroup has lanes");
-                                    let end = &g + &cnt;
+                                    let end = g.add(&cnt);
                                     for (&u, m) in threads.iter().zip(&members) {
                                         let t = ev(u);
                                         cs.push(and(&[lit, m]).implies(and(&[
@@ -804,7 +894,7 @@ impl<'p> Encoding<'p> {
                 }
                 let pos = i + 1;
                 for wg in 0..lay.threads / lay.workgroup {
-                    let g = Int::new_const(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
+                    let g = self.time_var(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
                     let ts: Vec<u32> = lay.workgroup_threads(wg).collect();
                     for &u in &ts {
                         let m = &self.inb[u as usize][b];
@@ -1053,9 +1143,8 @@ impl<'p> Encoding<'p> {
                     continue;
                 }
                 for pos in 0..=block.instrs.len() as u32 + 1 {
-                    let ts = model
-                        .eval(&self.ts[t as usize][b][pos as usize], true)
-                        .and_then(|v| v.as_i64())
+                    let ts = self.ts[t as usize][b][pos as usize]
+                        .eval(model)
                         .unwrap_or(0);
                     events.push((ts, t, b as BlockId, pos));
                 }
@@ -1163,19 +1252,13 @@ impl<'p> Encoding<'p> {
     }
 }
 
-fn last_ts_eq(ts: &[Vec<Vec<Int>>], model: &z3::Model, last: &Step, t: i64) -> bool {
+fn last_ts_eq(ts: &[Vec<Vec<Time>>], model: &z3::Model, last: &Step, t: i64) -> bool {
     let pos = match last.at {
         At::Label => 0,
         At::Instr(i) => i as usize + 1,
         At::Term | At::Resolve(_) => ts[last.threads[0] as usize][last.block as usize].len() - 1,
     };
-    model
-        .eval(
-            &ts[last.threads[0] as usize][last.block as usize][pos],
-            true,
-        )
-        .and_then(|v| v.as_i64())
-        == Some(t)
+    ts[last.threads[0] as usize][last.block as usize][pos].eval(model) == Some(t)
 }
 
 fn init_value(g: &crate::ir::GlobalInfo, index: &BV) -> BV {

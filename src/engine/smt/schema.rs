@@ -134,7 +134,7 @@ impl Schema {
             forall_const(
                 &[&u],
                 &[],
-                &m.not().implies(leave.le(&self.r(&self.leave, &e))),
+                &m.not().implies(leave.le(self.r(&self.leave, &e))),
             ),
         ])));
         facts
@@ -162,7 +162,7 @@ pub fn class_implies(kind: Kind, a: Class, b: Class, timeout_ms: u32) -> Answer<
         solver.assert(&f);
     }
     let wa = Real::new_const("witness_a");
-    solver.assert(&s.constraint(kind, a, &wa));
+    solver.assert(s.constraint(kind, a, &wa));
     // B holds with some candidate witness: refute "B fails for this candidate" (B's
     // universal, negated, is one fresh thread breaking it).
     let mut reason = None;
@@ -171,7 +171,7 @@ pub fn class_implies(kind: Kind, a: Class, b: Class, timeout_ms: u32) -> Answer<
             return Answer::Yes(());
         };
         solver.push();
-        solver.assert(&body.not());
+        solver.assert(body.not());
         let r = solver.check();
         solver.pop(1);
         match r {

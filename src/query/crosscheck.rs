@@ -1,0 +1,93 @@
+//! Cross-validation: the explorer and the Z3 encoding must find the same outcomes.
+//!
+//! Used by `cargo test` (suite files and a few hundred random programs) and by the soak
+//! example (`cargo run --release --example soak`) for tens of thousands.
+
+use super::{analyse_models, compile, Engine, Options, QueryError, Verdict};
+use crate::model::Model;
+use crate::syntax::ast;
+use crate::vocab::{Class, Kind};
+
+/// How one test fared.
+#[derive(Debug, Default)]
+pub struct CrossCheck {
+    /// Models where both engines gave complete outcome sets that were compared.
+    pub compared: usize,
+    /// Models skipped because one engine's outcome set was incomplete (state limit, bound,
+    /// unspecified values), with the reason.
+    pub skipped: Vec<String>,
+    /// Disagreements, in words.
+    pub disagreements: Vec<String>,
+}
+
+/// Runs both engines on `test` under every built-in model the explorer runs and compares.
+pub fn crosscheck(test: &ast::Test, max_states: usize) -> Result<CrossCheck, QueryError> {
+    let models: Vec<Model> = Model::builtin()
+        .into_iter()
+        .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
+        .collect();
+    let prog = compile(test, 8)?;
+    let base = Options::default().with_max_states(max_states);
+    let ex = analyse_models(
+        test,
+        &prog,
+        &models,
+        &base.clone().with_engine(Engine::Explore),
+    );
+    // Z3 only where the explorer's set is complete, enumerating at most one outcome more than
+    // the explorer found: enough to see any disagreement, and bounded.
+    let mut r = CrossCheck::default();
+    let mut pairs = Vec::new();
+    for (m, a) in models.iter().zip(ex) {
+        if !a.outcomes_complete {
+            r.skipped.push(format!(
+                "{} under {} (explorer incomplete)",
+                a.test, a.model
+            ));
+            continue;
+        }
+        let opts = base
+            .clone()
+            .with_engine(Engine::Smt)
+            .with_max_outcomes(a.outcomes.len() + 1)
+            .with_timeout_ms(Some(20_000));
+        let b = analyse_models(test, &prog, std::slice::from_ref(m), &opts).remove(0);
+        pairs.push((a, b));
+    }
+    for (a, b) in &pairs {
+        let known = |v: &Verdict| !matches!(v, Verdict::Unknown(_));
+        if known(&a.verdict) && known(&b.verdict) && a.verdict != b.verdict {
+            r.disagreements.push(format!(
+                "{} under {}: explorer {}, smt {}",
+                a.test,
+                a.model,
+                a.verdict.short(),
+                b.verdict.short()
+            ));
+        }
+        if !(a.outcomes_complete && b.outcomes_complete) {
+            r.skipped.push(format!("{} under {}", a.test, a.model));
+            continue;
+        }
+        r.compared += 1;
+        let oa: Vec<&Vec<u32>> = a.outcomes.iter().map(|o| &o.values).collect();
+        let ob: Vec<&Vec<u32>> = b.outcomes.iter().map(|o| &o.values).collect();
+        if oa != ob {
+            let only = |x: &[&Vec<u32>], y: &[&Vec<u32>]| -> Vec<Vec<u32>> {
+                x.iter()
+                    .filter(|v| !y.contains(v))
+                    .map(|v| (*v).clone())
+                    .collect()
+            };
+            r.disagreements.push(format!(
+                "{} under {}: outcomes over {:?} differ: only the explorer finds {:?}; only smt finds {:?}",
+                a.test,
+                a.model,
+                a.observables,
+                only(&oa, &ob),
+                only(&ob, &oa)
+            ));
+        }
+    }
+    Ok(r)
+}

@@ -1,0 +1,633 @@
+//! Bounded model inclusion: is every behaviour of model A a behaviour of model B, for every
+//! program of the enumerated grammar ([`super::enumerate`]) up to a number of lanes and a size?
+//!
+//! For each program both models' complete outcome sets over every register and memory cell
+//! are computed and compared; there is no condition to enumerate. A counterexample is a
+//! program and one outcome A allows and B forbids, emitted as a `.litmus` file whose `exists`
+//! clause is a smallest conjunction of observations that no outcome of B satisfies, with an
+//! `expect` line for the built-in models. The emitted text is parsed and re-analysed before
+//! it is returned, so a counterexample is never only the enumerator's word.
+//!
+//! [`differ`] (one program, one ordered pair of models) is shared with
+//! [`super::distinguish`].
+
+use super::enumerate::{self, Counts, Grammar, Stmt};
+use super::{Options, Verdict};
+use crate::engine::explore::{self, ExploreOptions};
+use crate::engine::smt::{self, SmtOptions};
+use crate::ir::Program;
+use crate::model::Model;
+use crate::syntax::{self, ast::Operand};
+use crate::vocab::{Class, Kind};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// Which engine computes the outcome sets during a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchEngine {
+    /// The explorer when neither model is symbolic, Z3 otherwise.
+    Auto,
+    /// Z3 for everything (one encoding answers both models).
+    Smt,
+}
+
+/// Options for bounded inclusion and for the search of distinguishing programs.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// The program space; its `threads` is the largest number of lanes tried (from 2 up).
+    pub grammar: Grammar,
+    /// Largest program size (instructions) tried.
+    pub max_size: usize,
+    pub engine: SearchEngine,
+    /// Most outcomes enumerated per model and program (beyond it the program is unknown).
+    pub max_outcomes: usize,
+    /// Explorer state budget per program.
+    pub max_states: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            grammar: Grammar::default(),
+            max_size: 4,
+            engine: SearchEngine::Auto,
+            max_outcomes: 4096,
+            max_states: 1_000_000,
+        }
+    }
+}
+
+/// Where a search stands, for progress displays.
+#[derive(Clone, Debug, Serialize)]
+pub struct Progress {
+    pub threads: u32,
+    pub size: usize,
+    /// Programs whose outcome sets were compared, over the whole search.
+    pub checked: u64,
+    /// Canonical programs skipped because they contain no instruction whose class differs
+    /// between the two models.
+    pub irrelevant: u64,
+    pub seconds: f64,
+}
+
+/// The programs of one (lanes, size) layer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Layer {
+    pub threads: u32,
+    pub size: usize,
+    /// Programs in the grammar.
+    pub raw: u64,
+    /// Kept by the symmetry reduction.
+    pub canonical: u64,
+    /// Compared with an engine (canonical minus those both models treat alike).
+    pub checked: u64,
+    /// Programs the engines could not decide.
+    pub unknown: u64,
+    pub seconds: f64,
+}
+
+/// A program with an outcome one model allows and the other forbids.
+#[derive(Clone, Debug, Serialize)]
+pub struct Witness {
+    pub threads: u32,
+    pub size: usize,
+    /// The complete `.litmus` file.
+    pub litmus: String,
+    /// The `exists` proposition.
+    pub condition: String,
+    /// The distinguishing outcome over every observable.
+    pub outcome: Vec<(String, u32)>,
+    /// Verdicts of the emitted test under the built-in models (and the two compared), by
+    /// re-analysis of the emitted text.
+    pub verdicts: Vec<(String, String)>,
+    #[serde(skip)]
+    pub program: Vec<Stmt>,
+}
+
+/// Result of a bounded inclusion check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Bounded {
+    pub a: String,
+    pub b: String,
+    pub grammar: String,
+    pub max_threads: u32,
+    pub max_size: usize,
+    pub layers: Vec<Layer>,
+    /// An outcome A allows and B forbids, if one was found (the search stops there).
+    pub counterexample: Option<Witness>,
+    /// No counterexample and no undecided program: A ⊆ B up to the bound.
+    pub holds: bool,
+    pub seconds: f64,
+}
+
+/// The error that stops a search (a found witness failed its re-check, or a bad option).
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("{0}")]
+    Option(String),
+    #[error("internal inconsistency: {0}")]
+    Recheck(String),
+}
+
+/// Is every outcome of `a` an outcome of `b`, for every program of the grammar with 2 to
+/// `opts.grammar.threads` lanes and 1 to `opts.max_size` instructions?
+pub fn bounded(
+    a: &Model,
+    b: &Model,
+    opts: &SearchOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Bounded, SearchError> {
+    let start = Instant::now();
+    let search = search(
+        b,
+        a,
+        opts,
+        &format!("tangle include {} {}", a.name, b.name),
+        progress,
+    )?;
+    let holds = search.witness.is_none() && search.layers.iter().all(|l| l.unknown == 0);
+    Ok(Bounded {
+        a: a.name.clone(),
+        b: b.name.clone(),
+        grammar: opts.grammar.describe(),
+        max_threads: opts.grammar.threads,
+        max_size: opts.max_size,
+        layers: search.layers,
+        counterexample: search.witness,
+        holds,
+        seconds: secs(start.elapsed()),
+    })
+}
+
+pub(crate) struct Search {
+    pub layers: Vec<Layer>,
+    pub witness: Option<Witness>,
+}
+
+/// Walks the layers in (lanes, size) order looking for a program with an outcome `weak`
+/// allows and `strong` forbids; stops at the first.
+pub(crate) fn search(
+    strong: &Model,
+    weak: &Model,
+    opts: &SearchOptions,
+    origin: &str,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Search, SearchError> {
+    if opts.grammar.threads < 2 {
+        return Err(SearchError::Option(
+            "the search needs at least 2 lanes".into(),
+        ));
+    }
+    let start = Instant::now();
+    let differing: Vec<Kind> = Kind::MODELLED
+        .into_iter()
+        .filter(|k| strong.class(*k) != weak.class(*k))
+        .collect();
+    let mut layers = Vec::new();
+    let mut checked = 0u64;
+    let mut irrelevant = 0u64;
+    let mut last_report = Instant::now();
+    for threads in 2..=opts.grammar.threads {
+        let g = opts.grammar.clone().with_threads(threads);
+        for size in 1..=opts.max_size {
+            let layer_start = Instant::now();
+            let mut layer = Layer {
+                threads,
+                size,
+                raw: 0,
+                canonical: 0,
+                checked: 0,
+                unknown: 0,
+                seconds: 0.0,
+            };
+            let mut found: Option<(Vec<Stmt>, Difference)> = None;
+            let mut failure: Option<String> = None;
+            progress(&Progress {
+                threads,
+                size,
+                checked,
+                irrelevant,
+                seconds: secs(start.elapsed()),
+            });
+            let counts: Counts = enumerate::for_each(&g, size, &mut |p| {
+                if !differing.is_empty() && !relevant(p, &differing) {
+                    irrelevant += 1;
+                    return true;
+                }
+                layer.checked += 1;
+                checked += 1;
+                if last_report.elapsed() > Duration::from_millis(250) {
+                    last_report = Instant::now();
+                    progress(&Progress {
+                        threads,
+                        size,
+                        checked,
+                        irrelevant,
+                        seconds: secs(start.elapsed()),
+                    });
+                }
+                if differing.is_empty() {
+                    return true;
+                }
+                match differ(p, threads, strong, weak, opts) {
+                    Ok(None) => true,
+                    Ok(Some(d)) => {
+                        found = Some((p.to_vec(), d));
+                        false
+                    }
+                    Err(why) => {
+                        layer.unknown += 1;
+                        if failure.is_none() {
+                            failure = Some(format!(
+                                "{why}; first such program:\n{}",
+                                enumerate::render(p, threads).body
+                            ));
+                        }
+                        true
+                    }
+                }
+            });
+            layer.raw = counts.raw;
+            layer.canonical = counts.canonical;
+            layer.seconds = secs(layer_start.elapsed());
+            if let Some(why) = failure {
+                tracing::warn!(threads, size, unknown = layer.unknown, %why, "undecided programs");
+            }
+            layers.push(layer);
+            if let Some((p, d)) = found {
+                let smallest = if threads > 2 {
+                    format!(
+                        "Smallest: no program of the grammar with fewer lanes (up to {} instructions), or with {threads} lanes and fewer instructions, has such an outcome.",
+                        opts.max_size
+                    )
+                } else {
+                    "Smallest: no program of the grammar with fewer instructions has such an outcome.".to_string()
+                };
+                let notes = vec![
+                    smallest,
+                    format!("Grammar (docs/inclusion.md): {}.", g.describe()),
+                ];
+                let w = witness(&p, threads, strong, weak, &d, origin, notes)?;
+                return Ok(Search {
+                    layers,
+                    witness: Some(w),
+                });
+            }
+        }
+    }
+    progress(&Progress {
+        threads: opts.grammar.threads,
+        size: opts.max_size,
+        checked,
+        irrelevant,
+        seconds: secs(start.elapsed()),
+    });
+    Ok(Search {
+        layers,
+        witness: None,
+    })
+}
+
+/// Does the program contain an instruction of a kind whose class differs? Labels and branches
+/// are in every program; barriers are collective in every model.
+fn relevant(p: &[Stmt], differing: &[Kind]) -> bool {
+    fn has(p: &[Stmt], k: Kind) -> bool {
+        p.iter().any(|s| match s {
+            Stmt::Store(..) | Stmt::Load(_) => k == Kind::Memory,
+            Stmt::SgOp(_) => k == Kind::Sgop,
+            Stmt::Barrier => false,
+            Stmt::If(a, b) => has(a, k) || has(b, k),
+        })
+    }
+    differing
+        .iter()
+        .any(|k| matches!(k, Kind::Label | Kind::Branch) || has(p, *k))
+}
+
+/// An outcome the weak model allows and the strong model forbids, with the strong model's
+/// complete outcome set (to choose a condition that excludes all of it).
+#[derive(Clone, Debug)]
+pub struct Difference {
+    pub observables: Vec<String>,
+    pub outcome: Vec<u32>,
+    pub strong: BTreeSet<Vec<u32>>,
+}
+
+/// Compiles a program of the grammar observing every register and cell.
+fn compile(p: &[Stmt], threads: u32) -> Result<(syntax::ast::Test, Program), String> {
+    let r = enumerate::render(p, threads);
+    let text = r.litmus(&[], "enumerated", "", "true", None);
+    let test = syntax::parse("enumerated.litmus", text.as_bytes()).map_err(|d| {
+        format!("an enumerated program does not parse (enumerator bug):\n{d}\n{text}")
+    })?;
+    let extra: Vec<Operand> = r.observables(threads);
+    let prog = super::compile_observing(&test, 1, &extra).map_err(|e| e.to_string())?;
+    Ok((test, prog))
+}
+
+/// Is there an outcome of `p` that `weak` allows and `strong` forbids? `Err` when an engine
+/// could not decide.
+pub fn differ(
+    p: &[Stmt],
+    threads: u32,
+    strong: &Model,
+    weak: &Model,
+    opts: &SearchOptions,
+) -> Result<Option<Difference>, String> {
+    let (_, prog) = compile(p, threads)?;
+    let names: Vec<String> = prog
+        .observables
+        .iter()
+        .map(|o| prog.observable_name(o))
+        .collect();
+    let symbolic = |m: &Model| m.class(Kind::Sgop) == Class::Symbolic;
+    let smt_opts = SmtOptions {
+        timeout_ms: None,
+        max_outcomes: opts.max_outcomes,
+        ..SmtOptions::default()
+    };
+    let complete = |o: smt::SmtOutcomes, m: &Model| match o.incomplete {
+        Some(why) => Err(format!("{}: outcomes {why}", m.name)),
+        None => Ok(o.outcomes),
+    };
+    let explorable = |m: &Model| opts.engine == SearchEngine::Auto && !symbolic(m);
+    let (strong_set, extra) = match (explorable(strong), explorable(weak)) {
+        (true, true) => {
+            let s = explore_set(&prog, strong, opts)?;
+            let w = explore_set(&prog, weak, opts)?;
+            let extra = w.iter().find(|o| !s.contains(*o)).cloned();
+            (s, extra)
+        }
+        (true, false) => {
+            // The strong set by the explorer, then one solver call for the weak model.
+            let s = explore_set(&prog, strong, opts)?;
+            let enc = smt::Encoding::new(&prog, std::slice::from_ref(weak), &smt_opts);
+            let sv: Vec<Vec<u32>> = s.iter().cloned().collect();
+            let w = enc.outcomes_except(weak, &sv, 1);
+            if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {
+                return Err(format!("{}: {why}", weak.name));
+            }
+            (s, w.outcomes.into_iter().next())
+        }
+        (false, true) => {
+            // The weak set by the explorer, then one solver call per weak outcome; the
+            // strong set is enumerated only when a difference is found.
+            let w = explore_set(&prog, weak, opts)?;
+            let enc = smt::Encoding::new(&prog, std::slice::from_ref(strong), &smt_opts);
+            let mut extra = None;
+            for o in &w {
+                match enc.reaches(strong, o) {
+                    smt::Answer::Yes(_) => {}
+                    smt::Answer::No => {
+                        extra = Some(o.clone());
+                        break;
+                    }
+                    smt::Answer::Unknown(why) => return Err(format!("{}: {why}", strong.name)),
+                }
+            }
+            match extra {
+                None => (BTreeSet::new(), None),
+                Some(o) => {
+                    let s = complete(enc.outcomes(strong, opts.max_outcomes), strong)?;
+                    (s.into_iter().collect(), Some(o))
+                }
+            }
+        }
+        (false, false) => {
+            // One encoding answers both models.
+            let enc = smt::Encoding::new(&prog, &[strong.clone(), weak.clone()], &smt_opts);
+            let s = complete(enc.outcomes(strong, opts.max_outcomes), strong)?;
+            let w = enc.outcomes_except(weak, &s, 1);
+            if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {
+                return Err(format!("{}: {why}", weak.name));
+            }
+            (s.into_iter().collect(), w.outcomes.into_iter().next())
+        }
+    };
+    Ok(extra.map(|outcome| Difference {
+        observables: names,
+        outcome,
+        strong: strong_set,
+    }))
+}
+
+fn explore_set(
+    prog: &Program,
+    m: &Model,
+    opts: &SearchOptions,
+) -> Result<BTreeSet<Vec<u32>>, String> {
+    let ex = explore::explore(
+        prog,
+        m,
+        &ExploreOptions {
+            max_states: opts.max_states,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    if ex.limit_hit {
+        return Err(format!("{}: the state limit was reached", m.name));
+    }
+    if let Some((k, _)) = ex.ub.iter().next() {
+        return Err(format!(
+            "{}: undefined behaviour ({})",
+            m.name,
+            k.describe()
+        ));
+    }
+    if ex.cut.is_some() {
+        return Err(format!(
+            "{}: an execution was cut by the loop bound",
+            m.name
+        ));
+    }
+    // `ex.stuck` is not an error here: a state stuck after a speculation that can no longer
+    // be confirmed is a failed speculation (no outcome), and a stuck state yields no outcome
+    // either way, so the outcome set is complete.
+    Ok(ex.outcomes.into_keys().collect())
+}
+
+/// The fewest observations (equalities) that hold in `outcome` and in no outcome of
+/// `strong`; among equally few, the earliest in observable order (registers first).
+pub fn separating(outcome: &[u32], strong: &BTreeSet<Vec<u32>>) -> Vec<usize> {
+    let n = outcome.len();
+    let separates = |idx: &[usize]| {
+        strong
+            .iter()
+            .all(|s| idx.iter().any(|&i| s[i] != outcome[i]))
+    };
+    // Combinations of k indices in lexicographic order, k increasing.
+    fn first(
+        n: usize,
+        k: usize,
+        from: usize,
+        cur: &mut Vec<usize>,
+        ok: &dyn Fn(&[usize]) -> bool,
+    ) -> bool {
+        if cur.len() == k {
+            return ok(cur);
+        }
+        for i in from..n {
+            cur.push(i);
+            if first(n, k, i + 1, cur, ok) {
+                return true;
+            }
+            cur.pop();
+        }
+        false
+    }
+    for k in 0..=n {
+        let mut cur = Vec::new();
+        if first(n, k, 0, &mut cur, &separates) {
+            return cur;
+        }
+    }
+    (0..n).collect()
+}
+
+/// Builds, re-parses and re-checks the `.litmus` file for a found difference.
+pub(crate) fn witness(
+    p: &[Stmt],
+    threads: u32,
+    strong: &Model,
+    weak: &Model,
+    d: &Difference,
+    origin: &str,
+    notes: Vec<String>,
+) -> Result<Witness, SearchError> {
+    let r = enumerate::render(p, threads);
+    let idx = separating(&d.outcome, &d.strong);
+    let condition = idx
+        .iter()
+        .map(|&i| format!("{} == {}", d.observables[i], d.outcome[i]))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    let condition = if condition.is_empty() {
+        "true".to_string()
+    } else {
+        condition
+    };
+    let name = format!("distinguish_{}_{}", ident(&strong.name), ident(&weak.name));
+    let description = format!("{} allows, {} forbids", weak.name, strong.name);
+    let size = enumerate::size(p);
+    let mut comments = vec![
+        format!(
+            "{} allows and {} forbids this outcome ({threads} lanes, {size} instructions).",
+            weak.name, strong.name
+        ),
+        format!("Found by: {origin}"),
+    ];
+    comments.extend(notes);
+    // Verdicts by re-analysing the emitted text (without the expect line first).
+    let draft = r.litmus(&comments, &name, &description, &condition, None);
+    let test = syntax::parse(&format!("{name}.litmus"), draft.as_bytes()).map_err(|e| {
+        SearchError::Recheck(format!("the emitted test does not parse:\n{e}\n{draft}"))
+    })?;
+    let mut models = Model::builtin();
+    for m in [strong, weak] {
+        if !models.iter().any(|b| b == m) {
+            models.push(m.clone());
+        }
+    }
+    let prog = super::compile(&test, 1).map_err(|e| SearchError::Recheck(e.to_string()))?;
+    let analyses = super::analyse_models(
+        &test,
+        &prog,
+        &models,
+        &Options::default().with_unroll(1).with_outcomes(false),
+    );
+    let mut verdicts = Vec::new();
+    let mut expect = Vec::new();
+    let mut custom = Vec::new();
+    for (m, a) in models.iter().zip(&analyses) {
+        if let Verdict::Unknown(why) = &a.verdict {
+            return Err(SearchError::Recheck(format!(
+                "the emitted test is undecided under {}: {why}",
+                m.name
+            )));
+        }
+        verdicts.push((m.name.clone(), a.verdict.short().to_string()));
+        let entry = format!("{} {}", m.name, a.verdict.short());
+        if Model::by_name(&m.name).as_ref() == Some(m) {
+            expect.push(entry);
+        } else {
+            custom.push(entry);
+        }
+    }
+    let verdict_of = |m: &Model| {
+        models
+            .iter()
+            .position(|x| x == m)
+            .map(|i| analyses[i].verdict.clone())
+    };
+    if verdict_of(weak) != Some(Verdict::Allowed) || verdict_of(strong) != Some(Verdict::Forbidden)
+    {
+        return Err(SearchError::Recheck(format!(
+            "the emitted test does not re-check: {} {:?}, {} {:?} (expected allowed, forbidden); the engines disagree on:\n{draft}",
+            weak.name,
+            verdict_of(weak),
+            strong.name,
+            verdict_of(strong)
+        )));
+    }
+    if !custom.is_empty() {
+        comments.push(format!("Model files: {}.", custom.join(", ")));
+    }
+    let text = r.litmus(
+        &comments,
+        &name,
+        &description,
+        &condition,
+        Some(&expect.join(", ")),
+    );
+    syntax::parse(&format!("{name}.litmus"), text.as_bytes())
+        .map_err(|e| SearchError::Recheck(format!("the emitted test does not parse:\n{e}")))?;
+    Ok(Witness {
+        threads,
+        size,
+        litmus: text,
+        condition,
+        outcome: d
+            .observables
+            .iter()
+            .cloned()
+            .zip(d.outcome.iter().copied())
+            .collect(),
+        verdicts,
+        program: p.to_vec(),
+    })
+}
+
+/// A model name as part of a test name.
+fn ident(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn secs(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e3).round() / 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separating_picks_fewest_observations() {
+        let strong: BTreeSet<Vec<u32>> = [vec![0, 0, 1], vec![1, 0, 0]].into_iter().collect();
+        assert_eq!(separating(&[1, 1, 0], &strong), vec![1]);
+        assert_eq!(separating(&[1, 0, 1], &strong), vec![0, 2]);
+        assert_eq!(
+            separating(&[0, 0, 0], &BTreeSet::new()),
+            Vec::<usize>::new()
+        );
+    }
+}

@@ -1,0 +1,476 @@
+//! AST -> `.litmus` text: the inverse of [`super::parse`].
+//!
+//! [`to_litmus`] writes a test so that parsing the text gives back the same AST, up to source
+//! positions and the recorded file name and text ([`normalized`] clears those, so two tests
+//! can be compared as ASTs). Comments are not part of the AST and are lost. Expressions get
+//! parentheses only where C precedence needs them, so the nesting depth of the text stays
+//! that of the AST (the parser's depth limit counts parentheses).
+
+use super::ast::{
+    BarrierScope, Condition, Expr, ExprKind, Global, Operand, Prop, Stmt, StmtKind, Test,
+};
+use super::diag::Span;
+use crate::vocab::BinOp;
+use std::fmt::Write;
+
+/// The register the parser gives a subgroup op written as a statement (`subgroupAll(true);`).
+const DISCARD: &str = "$discard";
+
+/// The test as `.litmus` text that re-parses to an equal AST (up to spans, file and source).
+pub fn to_litmus(test: &Test) -> String {
+    let mut s = String::new();
+    let _ = write!(s, "test {}", test.name);
+    if let Some(d) = &test.description {
+        let _ = write!(s, " \"{}\"", escape(d));
+    }
+    s.push('\n');
+    let _ = writeln!(s, "threads {}", test.threads);
+    if test.subgroup != test.threads {
+        let _ = writeln!(s, "subgroup {}", test.subgroup);
+    }
+    if test.workgroup != test.threads {
+        let _ = writeln!(s, "workgroup {}", test.workgroup);
+    }
+    for g in &test.globals {
+        let _ = writeln!(s, "{}", global(g));
+    }
+    s.push_str("\nkernel {\n");
+    for st in &test.kernel {
+        stmt(&mut s, st, 1);
+    }
+    s.push_str("}\n\n");
+    s.push_str(&condition(&test.condition, &test.globals));
+    s.push('\n');
+    if !test.expect.is_empty() {
+        let items: Vec<String> = test
+            .expect
+            .iter()
+            .map(|e| format!("{} {}", e.model, if e.allow { "allow" } else { "forbid" }))
+            .collect();
+        let _ = writeln!(s, "expect {}", items.join(", "));
+    }
+    s
+}
+
+/// The test with every span zeroed and `file`/`source` emptied: two tests that differ only in
+/// layout, comments or file name normalize to equal values.
+pub fn normalized(test: &Test) -> Test {
+    let mut t = test.clone();
+    t.file.clear();
+    t.source.clear();
+    for g in &mut t.globals {
+        g.span = Span::default();
+    }
+    for s in &mut t.kernel {
+        clear_stmt(s);
+    }
+    t.condition.span = Span::default();
+    for e in &mut t.expect {
+        e.span = Span::default();
+    }
+    t
+}
+
+/// A statement as text (one line for simple statements; blocks span several lines), without
+/// indentation or a final newline: for messages that quote a statement.
+pub fn stmt_to_string(st: &Stmt) -> String {
+    let mut s = String::new();
+    stmt(&mut s, st, 0);
+    s.trim_end().to_string()
+}
+
+/// An expression as text.
+pub fn expr_to_string(e: &Expr) -> String {
+    let mut s = String::new();
+    expr(&mut s, e);
+    s
+}
+
+/// The condition line: `exists (P)`, `~exists (P)` or `forall (P)`; `globals` tell scalars
+/// (`x`) from arrays (`a[0]`).
+pub fn condition(c: &Condition, globals: &[Global]) -> String {
+    let mut s = String::new();
+    let _ = write!(s, "{} (", c.quantifier.keyword());
+    prop(&mut s, &c.prop, 0, globals);
+    s.push(')');
+    s
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn global(g: &Global) -> String {
+    let mut s = format!("global {}", g.name);
+    match g.len {
+        None => {
+            let v = g.init.first().copied().unwrap_or(0);
+            if v != 0 {
+                let _ = write!(s, " = {v}");
+            }
+        }
+        Some(n) => {
+            let _ = write!(s, "[{n}]");
+            let last = g.init.iter().rposition(|&v| v != 0);
+            if let Some(last) = last {
+                let vals: Vec<String> = g.init[..=last].iter().map(|v| v.to_string()).collect();
+                let _ = write!(s, " = {{{}}}", vals.join(", "));
+            }
+        }
+    }
+    s
+}
+
+fn clear_stmt(s: &mut Stmt) {
+    s.span = Span::default();
+    match &mut s.kind {
+        StmtKind::Assign { value, .. } => clear_expr(value),
+        StmtKind::Load { index, .. } => index.iter_mut().for_each(clear_expr),
+        StmtKind::Store { index, value, .. } => {
+            index.iter_mut().for_each(clear_expr);
+            clear_expr(value);
+        }
+        StmtKind::Atomic { index, args, .. } => {
+            index.iter_mut().for_each(clear_expr);
+            args.iter_mut().for_each(clear_expr);
+        }
+        StmtKind::If {
+            cond,
+            then_body,
+            else_body,
+        } => {
+            clear_expr(cond);
+            then_body.iter_mut().for_each(clear_stmt);
+            else_body.iter_mut().for_each(clear_stmt);
+        }
+        StmtKind::While { cond, body } => {
+            clear_expr(cond);
+            body.iter_mut().for_each(clear_stmt);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            init.iter_mut().for_each(|s| clear_stmt(s));
+            cond.iter_mut().for_each(clear_expr);
+            step.iter_mut().for_each(|s| clear_stmt(s));
+            body.iter_mut().for_each(clear_stmt);
+        }
+        StmtKind::Loop { body } => body.iter_mut().for_each(clear_stmt),
+        StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
+    }
+}
+
+fn clear_expr(e: &mut Expr) {
+    e.span = Span::default();
+    match &mut e.kind {
+        ExprKind::Lit(_) | ExprKind::Reg(_) | ExprKind::Builtin(_) => {}
+        ExprKind::Unary(_, a) => clear_expr(a),
+        ExprKind::Binary(_, a, b) => {
+            clear_expr(a);
+            clear_expr(b);
+        }
+        ExprKind::Ternary(a, b, c) => {
+            clear_expr(a);
+            clear_expr(b);
+            clear_expr(c);
+        }
+        ExprKind::SgOp(_, args) | ExprKind::Call(_, args) => args.iter_mut().for_each(clear_expr),
+    }
+}
+
+fn indent(s: &mut String, depth: usize) {
+    for _ in 0..depth {
+        s.push_str("  ");
+    }
+}
+
+fn stmt(s: &mut String, st: &Stmt, depth: usize) {
+    indent(s, depth);
+    match &st.kind {
+        StmtKind::If {
+            cond,
+            then_body,
+            else_body,
+        } => {
+            s.push_str("if (");
+            expr(s, cond);
+            s.push_str(") ");
+            block(s, then_body, depth);
+            if !else_body.is_empty() {
+                s.push_str(" else ");
+                block(s, else_body, depth);
+            }
+            s.push('\n');
+        }
+        StmtKind::While { cond, body } => {
+            s.push_str("while (");
+            expr(s, cond);
+            s.push_str(") ");
+            block(s, body, depth);
+            s.push('\n');
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            s.push_str("for (");
+            if let Some(i) = init {
+                simple(s, i);
+            }
+            s.push_str("; ");
+            if let Some(c) = cond {
+                expr(s, c);
+            }
+            s.push_str("; ");
+            if let Some(st) = step {
+                simple(s, st);
+            }
+            s.push_str(") ");
+            block(s, body, depth);
+            s.push('\n');
+        }
+        StmtKind::Loop { body } => {
+            s.push_str("loop ");
+            block(s, body, depth);
+            s.push('\n');
+        }
+        StmtKind::Break => s.push_str("break;\n"),
+        StmtKind::Continue => s.push_str("continue;\n"),
+        StmtKind::Return => s.push_str("return;\n"),
+        StmtKind::Barrier(BarrierScope::Subgroup) => s.push_str("subgroupBarrier();\n"),
+        StmtKind::Barrier(BarrierScope::Workgroup) => s.push_str("barrier();\n"),
+        _ => {
+            simple(s, st);
+            s.push_str(";\n");
+        }
+    }
+}
+
+/// `{ ... }` with the closing brace at `depth`, no newline after it.
+fn block(s: &mut String, body: &[Stmt], depth: usize) {
+    s.push_str("{\n");
+    for st in body {
+        stmt(s, st, depth + 1);
+    }
+    indent(s, depth);
+    s.push('}');
+}
+
+/// An assignment, load, store or atomic without its `;` (also the parts of `for`).
+fn simple(s: &mut String, st: &Stmt) {
+    match &st.kind {
+        StmtKind::Assign { reg, value } => {
+            if reg != DISCARD {
+                let _ = write!(s, "{reg} = ");
+            }
+            expr(s, value);
+        }
+        StmtKind::Load { reg, global, index } => {
+            let _ = write!(s, "{reg} = ");
+            access(s, global, index.as_ref());
+        }
+        StmtKind::Store {
+            global,
+            index,
+            value,
+        } => {
+            access(s, global, index.as_ref());
+            s.push_str(" = ");
+            expr(s, value);
+        }
+        StmtKind::Atomic {
+            reg,
+            op,
+            global,
+            index,
+            args,
+        } => {
+            if let Some(r) = reg {
+                let _ = write!(s, "{r} = ");
+            }
+            let _ = write!(s, "{}(", op.name());
+            access(s, global, index.as_ref());
+            for a in args {
+                s.push_str(", ");
+                expr(s, a);
+            }
+            s.push(')');
+        }
+        // Not simple statements: only reachable through a malformed `for` built by hand.
+        _ => {
+            let mut inner = String::new();
+            stmt(&mut inner, st, 0);
+            s.push_str(inner.trim_end().trim_end_matches(';'));
+        }
+    }
+}
+
+fn access(s: &mut String, global: &str, index: Option<&Expr>) {
+    s.push_str(global);
+    if let Some(i) = index {
+        s.push('[');
+        expr(s, i);
+        s.push(']');
+    }
+}
+
+/// C precedence of a binary operator, as in the parser (higher binds tighter).
+fn prec(op: BinOp) -> u8 {
+    use BinOp::*;
+    match op {
+        LOr => 1,
+        LAnd => 2,
+        BitOr => 3,
+        BitXor => 4,
+        BitAnd => 5,
+        Eq | Ne => 6,
+        Lt | Le | Gt | Ge => 7,
+        Shl | Shr => 8,
+        Add | Sub => 9,
+        Mul | Div | Rem => 10,
+    }
+}
+
+fn expr(s: &mut String, e: &Expr) {
+    match &e.kind {
+        ExprKind::Lit(v) => {
+            let _ = write!(s, "{v}");
+        }
+        ExprKind::Reg(r) => s.push_str(r),
+        ExprKind::Builtin(b) => s.push_str(b.name()),
+        ExprKind::Unary(op, a) => {
+            s.push_str(op.symbol());
+            operand(
+                s,
+                a,
+                matches!(a.kind, ExprKind::Binary(..) | ExprKind::Ternary(..)),
+            );
+        }
+        ExprKind::Binary(op, a, b) => {
+            let p = prec(*op);
+            let left_parens = match &a.kind {
+                ExprKind::Binary(o, ..) => prec(*o) < p,
+                ExprKind::Ternary(..) => true,
+                _ => false,
+            };
+            let right_parens = match &b.kind {
+                ExprKind::Binary(o, ..) => prec(*o) <= p,
+                ExprKind::Ternary(..) => true,
+                _ => false,
+            };
+            operand(s, a, left_parens);
+            let _ = write!(s, " {} ", op.symbol());
+            operand(s, b, right_parens);
+        }
+        ExprKind::Ternary(c, a, b) => {
+            operand(s, c, matches!(c.kind, ExprKind::Ternary(..)));
+            s.push_str(" ? ");
+            expr(s, a);
+            s.push_str(" : ");
+            expr(s, b);
+        }
+        ExprKind::SgOp(op, args) => {
+            s.push_str(&op.name());
+            call_args(s, args);
+        }
+        ExprKind::Call(f, args) => {
+            s.push_str(f.name());
+            call_args(s, args);
+        }
+    }
+}
+
+fn operand(s: &mut String, e: &Expr, parens: bool) {
+    if parens {
+        s.push('(');
+        expr(s, e);
+        s.push(')');
+    } else {
+        expr(s, e);
+    }
+}
+
+fn call_args(s: &mut String, args: &[Expr]) {
+    s.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        expr(s, a);
+    }
+    s.push(')');
+}
+
+/// Precedence levels of propositions: `||` 1, `&&` 2, atoms and `!` 3.
+fn prop(s: &mut String, p: &Prop, min: u8, g: &[Global]) {
+    let level = match p {
+        Prop::Or(..) => 1,
+        Prop::And(..) => 2,
+        _ => 3,
+    };
+    let parens = level < min;
+    if parens {
+        s.push('(');
+    }
+    match p {
+        Prop::True => s.push_str("true"),
+        Prop::False => s.push_str("false"),
+        Prop::Not(a) => {
+            s.push('!');
+            // `!` applies to a parenthesised proposition or an atom.
+            let atom = matches!(
+                **a,
+                Prop::True | Prop::False | Prop::Truthy(_) | Prop::Cmp(..) | Prop::Not(_)
+            );
+            if atom {
+                prop(s, a, 3, g);
+            } else {
+                s.push('(');
+                prop(s, a, 0, g);
+                s.push(')');
+            }
+        }
+        // Left-associative: the right operand of the same operator needs parentheses.
+        Prop::Or(a, b) => {
+            prop(s, a, 1, g);
+            s.push_str(" || ");
+            prop(s, b, 2, g);
+        }
+        Prop::And(a, b) => {
+            prop(s, a, 2, g);
+            s.push_str(" && ");
+            prop(s, b, 3, g);
+        }
+        Prop::Cmp(op, a, b) => {
+            cond_operand(s, a, g);
+            let _ = write!(s, " {} ", op.symbol());
+            cond_operand(s, b, g);
+        }
+        Prop::Truthy(a) => cond_operand(s, a, g),
+    }
+    if parens {
+        s.push(')');
+    }
+}
+
+fn cond_operand(s: &mut String, o: &Operand, globals: &[Global]) {
+    match o {
+        Operand::Lit(v) => {
+            let _ = write!(s, "{v}");
+        }
+        Operand::Reg { thread, reg } => {
+            let _ = write!(s, "{thread}:{reg}");
+        }
+        Operand::Mem { global, index } => {
+            s.push_str(global);
+            if globals.iter().any(|g| g.name == *global && g.len.is_some()) {
+                let _ = write!(s, "[{index}]");
+            }
+        }
+    }
+}

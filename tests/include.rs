@@ -1,0 +1,225 @@
+//! Bounded model inclusion and the search for distinguishing programs (`query::include`,
+//! `query::distinguish`, `query::enumerate`), and the `include` / `distinguish` commands.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+use tangle::model::Model;
+use tangle::query::distinguish::distinguish;
+use tangle::query::enumerate::{self, Grammar, Loc, Op};
+use tangle::query::include::{bounded, SearchOptions, Witness};
+use tangle::query::{self, Engine, Options, Verdict};
+use tangle::vocab::{Class, Kind};
+
+fn model(n: &str) -> Model {
+    Model::by_name(n).unwrap()
+}
+
+fn opts(max_threads: u32, max_size: usize) -> SearchOptions {
+    SearchOptions {
+        grammar: Grammar::default().with_threads(max_threads),
+        max_size,
+        ..Default::default()
+    }
+}
+
+/// Parses the emitted file and re-analyses it with both engines (the explorer where the
+/// model is not symbolic): `allows` must allow the condition and `forbids` forbid it, and
+/// every `expect` entry must hold.
+fn recheck(w: &Witness, allows: &str, forbids: &str) {
+    let test = tangle::syntax::parse("witness.litmus", w.litmus.as_bytes())
+        .unwrap_or_else(|d| panic!("the emitted test does not parse:\n{d}\n{}", w.litmus));
+    assert_eq!(test.expect.len(), 7, "expect names every built-in model");
+    let prog = query::compile(&test, 8).unwrap();
+    for engine in [Engine::Smt, Engine::Explore] {
+        for m in Model::builtin() {
+            if engine == Engine::Explore && m.class(Kind::Sgop) == Class::Symbolic {
+                continue;
+            }
+            let a = query::analyse_models(
+                &test,
+                &prog,
+                std::slice::from_ref(&m),
+                &Options::default().with_engine(engine).with_outcomes(false),
+            )
+            .remove(0);
+            assert_eq!(
+                a.matches_expectation(),
+                Some(true),
+                "{} under {} ({engine}): {:?}\n{}",
+                test.name,
+                m.name,
+                a.verdict,
+                w.litmus
+            );
+            if m.name == allows {
+                assert_eq!(a.verdict, Verdict::Allowed, "{}", w.litmus);
+            }
+            if m.name == forbids {
+                assert_eq!(a.verdict, Verdict::Forbidden, "{}", w.litmus);
+            }
+        }
+    }
+}
+
+#[test]
+fn sso_is_included_in_spec_up_to_a_small_bound() {
+    let r = bounded(&model("SSO"), &model("Spec"), &opts(2, 3), &mut |_| {}).unwrap();
+    assert!(r.holds, "{r:?}");
+    assert!(r.counterexample.is_none());
+    assert_eq!(r.layers.len(), 3);
+    let last = &r.layers[2];
+    assert!(last.canonical < last.raw && last.checked > 0);
+}
+
+#[test]
+fn spec_is_not_included_in_sso_and_the_counterexample_rechecks() {
+    let r = bounded(&model("Spec"), &model("SSO"), &opts(2, 4), &mut |_| {}).unwrap();
+    assert!(!r.holds);
+    let w = r.counterexample.expect("Spec allows more than SSO");
+    assert!(w.size <= 4 && w.threads == 2);
+    assert!(w.litmus.contains("exists ("));
+    recheck(&w, "Spec", "SSO");
+}
+
+#[test]
+fn distinguish_cm_sm_needs_three_lanes_and_finds_a_small_test() {
+    let mut seen = Vec::new();
+    let d = distinguish(&model("CM"), &model("SM"), &opts(3, 3), &mut |p| {
+        seen.push((p.threads, p.size))
+    })
+    .unwrap();
+    let w = d.witness.expect("SM allows an outcome CM forbids");
+    assert_eq!(
+        w.threads, 3,
+        "two lanes of one subgroup cannot tell CM from SM"
+    );
+    assert!(w.size <= 6);
+    // Iterative deepening: every two-lane layer was searched first.
+    assert!(d
+        .layers
+        .iter()
+        .any(|l| l.threads == 2 && l.size == 3 && l.checked > 0));
+    assert!(seen.contains(&(2, 1)) && seen.contains(&(3, 1)));
+    recheck(&w, "SM", "CM");
+}
+
+#[test]
+fn distinguish_finds_nothing_when_b_is_included_in_a() {
+    let d = distinguish(&model("Spec"), &model("SSO"), &opts(2, 3), &mut |_| {}).unwrap();
+    assert!(d.witness.is_none());
+}
+
+#[test]
+fn symbolic_pairs_use_z3_and_recheck() {
+    let d = distinguish(&model("Lazy"), &model("Symb"), &opts(2, 3), &mut |_| {}).unwrap();
+    let w = d.witness.expect("Symb uses op results early");
+    assert!(w.size <= 3);
+    recheck(&w, "Symb", "Lazy");
+}
+
+/// The explorer and Z3 give the same outcome sets on every enumerated program of size 2
+/// (all registers and cells observed), under every non-symbolic model.
+#[test]
+fn engines_agree_on_enumerated_programs() {
+    engines_agree_up_to(
+        &Grammar {
+            locs: vec![Loc::X, Loc::Own, Loc::Next],
+            ops: vec![Op::Add, Op::Elect],
+            ..Grammar::default()
+        },
+        2,
+    );
+}
+
+/// The same over a larger space (minutes): `cargo test --release --test include -- --ignored`.
+#[test]
+#[ignore]
+fn engines_agree_on_enumerated_programs_of_size_3() {
+    engines_agree_up_to(
+        &Grammar {
+            locs: Loc::ALL.to_vec(),
+            ops: Op::ALL.to_vec(),
+            ..Grammar::default()
+        },
+        3,
+    );
+}
+
+fn engines_agree_up_to(g: &Grammar, max_size: usize) {
+    let g = g.clone();
+    let models: Vec<Model> = Model::builtin()
+        .into_iter()
+        .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
+        .collect();
+    let mut checked = 0;
+    for size in 1..=max_size {
+        enumerate::for_each(&g, size, &mut |p| {
+            let r = enumerate::render(p, 2);
+            let text = r.litmus(&[], "e", "", "true", None);
+            let test = tangle::syntax::parse("e.litmus", text.as_bytes()).unwrap();
+            let prog = query::compile_observing(&test, 1, &r.observables(2)).unwrap();
+            let sets = |engine| -> Vec<BTreeSet<Vec<u32>>> {
+                query::analyse_models(
+                    &test,
+                    &prog,
+                    &models,
+                    &Options::default().with_engine(engine),
+                )
+                .into_iter()
+                .map(|a| {
+                    assert!(a.outcomes_complete, "{text}");
+                    a.outcomes.into_iter().map(|o| o.values).collect()
+                })
+                .collect()
+            };
+            assert_eq!(sets(Engine::Smt), sets(Engine::Explore), "{text}");
+            checked += 1;
+            true
+        });
+    }
+    assert!(checked > 50);
+}
+
+#[test]
+fn cli_distinguish_writes_a_test_that_checks() {
+    let dir = std::env::temp_dir().join(format!("tangle-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("scf_sso.litmus");
+    let bin = env!("CARGO_BIN_EXE_tangle");
+    let r = Command::new(bin)
+        .args(["distinguish", "SCF", "SSO", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("searching: 2 lanes"));
+    let check = Command::new(bin).arg("check").arg(&out).output().unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    // A model given as a file.
+    let file = dir.join("weak.toml");
+    std::fs::write(
+        &file,
+        "name = \"Weak\"\n[classes]\nlabel = \"independent\"\nbranch = \"independent\"\nmemory = \"independent\"\nsgop = \"lazy\"\n",
+    )
+    .unwrap();
+    let inc = Command::new(bin)
+        .args(["include", "SSO"])
+        .arg(&file)
+        .args(["--size", "2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&inc.stdout);
+    assert!(inc.status.success(), "{stdout}");
+    assert!(stdout.contains("SSO ⊆ Weak"), "{stdout}");
+    let not = Command::new(bin)
+        .args(["include", "Spec", "SSO", "--size", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(not.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&not.stdout).contains("Spec ⊄ SSO"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
