@@ -95,7 +95,7 @@ fn explorer_and_smt_agree_on_random_programs() {
         };
         let text = generate(seed, &cfg);
         let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
-        let r = crosscheck(&test, 100_000).unwrap();
+        let r = crosscheck(&test, 100_000, 4).unwrap();
         compared += r.compared;
         if !r.disagreements.is_empty() {
             bad.push(format!(

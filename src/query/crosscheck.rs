@@ -20,14 +20,21 @@ pub struct CrossCheck {
     pub disagreements: Vec<String>,
 }
 
-/// Runs both engines on `test` under every built-in model the explorer runs and compares.
-pub fn crosscheck(test: &ast::Test, max_states: usize) -> Result<CrossCheck, QueryError> {
+/// Runs both engines on `test` under every built-in model the explorer runs and compares, with
+/// loop bound `unroll` (an execution cut by it makes both sets incomplete: skipped, not hidden).
+pub fn crosscheck(
+    test: &ast::Test,
+    max_states: usize,
+    unroll: u32,
+) -> Result<CrossCheck, QueryError> {
     let models: Vec<Model> = Model::builtin()
         .into_iter()
         .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
         .collect();
-    let prog = compile(test, 8)?;
-    let base = Options::default().with_max_states(max_states);
+    let prog = compile(test, unroll)?;
+    let base = Options::default()
+        .with_max_states(max_states)
+        .with_unroll(unroll);
     let ex = analyse_models(
         test,
         &prog,
