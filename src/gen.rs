@@ -720,26 +720,35 @@ impl<'a> Gen<'a> {
 
     /// A literal, `lane`, a register or a loop counter.
     fn leaf(&mut self, ctx: Ctx) -> E {
-        let mut options = vec![(3, 0), (2, 1)];
+        if self.rng.chance(30) {
+            E::lit(self.rng.weighted(&[(2, 0), (4, 1), (3, 2), (2, 3)]))
+        } else {
+            self.varying_leaf(ctx)
+        }
+    }
+
+    /// A leaf whose value can differ between threads or runs: `lane`, a register, a loop
+    /// counter, or `sgid`.
+    fn varying_leaf(&mut self, ctx: Ctx) -> E {
+        let mut options = vec![(2, 0)];
         if !self.regs.is_empty() {
-            options.push((4, 2));
+            options.push((4, 1));
         }
         if ctx.loops > 0 {
-            options.push((1, 3));
+            options.push((1, 2));
         }
         if self.cfg.subgroups > 1 {
-            options.push((1, 4));
+            options.push((1, 3));
         }
         match self.rng.weighted(&options) {
-            0 => E::lit(self.rng.weighted(&[(2, 0), (4, 1), (3, 2), (2, 3)])),
-            1 => E::new("lane", Vals::of(0..self.cfg.lanes), true),
-            2 => {
+            0 => E::new("lane", Vals::of(0..self.cfg.lanes), true),
+            1 => {
                 let r = self.read_reg();
                 let mut vals = self.regs[&r].clone();
                 vals.extend([0]);
                 E::new(r, vals, true)
             }
-            3 => {
+            2 => {
                 let i = self.rng.below(ctx.loops);
                 E::new(format!("i{i}"), Vals::of(0..=3), true)
             }
@@ -766,7 +775,7 @@ impl<'a> Gen<'a> {
         if size == 0 || self.rng.chance(35) {
             return self.leaf(ctx);
         }
-        let l = self.value(ctx, size - 1);
+        let mut l = self.value(ctx, size - 1);
         let sym = self.rng.weighted(&[
             (5, "+"),
             (2, "-"),
@@ -781,15 +790,23 @@ impl<'a> Gen<'a> {
             (2, "=="),
             (1, "<"),
         ]);
-        let r = match sym {
+        let mut r = match sym {
             "/" | "%" => E::lit(self.rng.range(2, 4) as u32),
             "<<" | ">>" => E::lit(self.rng.range(1, 2) as u32),
-            _ => match self.value(ctx, size - 1) {
-                // `e + 0` and the like only pad the program.
-                zero if zero.text == "0" && matches!(sym, "+" | "-" | "|" | "^") => E::lit(1),
-                r => r,
-            },
+            _ => self.value(ctx, size - 1),
         };
+        // Arithmetic on literals alone, `e + 0` and the like only pad the program (and the
+        // size a search minimises).
+        let is_lit = |e: &E| e.text.parse::<u32>().is_ok();
+        if is_lit(&l) && is_lit(&r) {
+            l = self.varying_leaf(ctx);
+        }
+        if r.text == "0" && matches!(sym, "+" | "-" | "|" | "^") {
+            r = E::lit(1);
+        }
+        if l.text == "0" && matches!(sym, "+" | "|" | "^") {
+            l = E::lit(1);
+        }
         let f: fn(u32, u32) -> u32 = match sym {
             "+" => u32::wrapping_add,
             "-" => u32::wrapping_sub,

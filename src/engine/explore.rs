@@ -18,6 +18,10 @@ use crate::vocab::{Class, Kind};
 use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
+/// Bytes the visited set may use, whatever `max_states` says (the 2 GiB target, with room for
+/// the rest of the process).
+const MEMORY_BUDGET: usize = 1536 << 20;
+
 /// Options for one exploration.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
@@ -64,9 +68,10 @@ pub struct Exploration {
     /// A reachable state where nothing can move though some thread has not terminated (the
     /// semantics should make this impossible outside barrier divergence; reported, not hidden).
     pub stuck: Option<StateRef>,
-    /// The source line of a subgroup op that read an unspecified value (a shuffle from a
-    /// non-participating or out-of-range lane); the explorer then tried a finite set of values.
-    pub unspecified_read: Option<u32>,
+    /// A complete execution (its final state) in which a subgroup op read an unspecified value
+    /// (a shuffle from a non-participating or out-of-range lane); the explorer then tried only
+    /// a finite set of values, so a `forbidden` could be wrong.
+    pub unspecified_read: Option<StateRef>,
     /// The finite set of values tried for unspecified reads.
     pub unspecified_domain: Vec<u32>,
     /// Distinct states visited.
@@ -129,6 +134,8 @@ struct State {
     /// undecided: nobody may join them any more.
     sealed: Vec<(u32, BlockId)>,
     lazy: Vec<LazyInst>,
+    /// Some subgroup op read an unspecified value (sampled from a finite set) on the way here.
+    unspecified: bool,
 }
 
 /// What a transition attempt produced.
@@ -187,6 +194,7 @@ pub fn explore(
         mem: prog.initial_memory(),
         sealed: Vec::new(),
         lazy: Vec::new(),
+        unspecified: false,
     };
     let mut result = Exploration {
         outcomes: BTreeMap::new(),
@@ -202,9 +210,15 @@ pub fn explore(
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
     result.visited.insert(init.clone(), (0, Vec::new()));
+    // Cap the count so that the visited set stays near `MEMORY_BUDGET`: a state costs its
+    // threads' registers, memory, the map entry and the steps that reached it (measured: about
+    // 2.3 KiB a state with 2 lanes, 3.8 KiB with 32).
+    let per_state =
+        400 + prog.layout.threads as usize * (96 + 8 * prog.regs.len()) + 4 * prog.cells() as usize;
+    let max_states = opts.max_states.min(MEMORY_BUDGET / per_state.max(1));
     let mut i = 0;
     while i < result.visited.len() {
-        if result.visited.len() >= opts.max_states {
+        if result.visited.len() >= max_states {
             result.limit_hit = true;
             break;
         }
@@ -221,6 +235,9 @@ pub fn explore(
             }
         }
         if state.threads.iter().all(|t| t.done) {
+            if state.unspecified && ex.unspecified_read.is_none() {
+                ex.unspecified_read = Some(here);
+            }
             let values = ex.observe(&state);
             result.outcomes.entry(values).or_insert(here);
             i += 1;
@@ -238,7 +255,8 @@ pub fn explore(
             continue;
         }
         let succs = ex.successors(&state);
-        if succs.is_empty() && result.stuck.is_none() {
+        // A state stuck only because a speculation failed is no execution at all.
+        if succs.is_empty() && result.stuck.is_none() && ex.speculation_confirmed(&state) {
             result.stuck = Some(here);
         }
         absorb(&ex, &mut result, &state, here, succs);
@@ -815,7 +833,9 @@ impl<'p> Explorer<'p> {
                                 }
                             }
                         }
-                        let results = self.sg_results(*sgop, &present, &argv, members, base, ch, i);
+                        let (results, unspecified) =
+                            self.sg_results(*sgop, &present, &argv, members, base, ch, i);
+                        s.unspecified |= unspecified;
                         for (&m, v) in members.iter().zip(results) {
                             Self::write_reg(&mut s.threads[m], *dst, v);
                             step.effects.push(Effect::Reg {
@@ -849,7 +869,7 @@ impl<'p> Explorer<'p> {
         base: usize,
         ch: &mut Choices,
         instr: u32,
-    ) -> Vec<u32> {
+    ) -> (Vec<u32>, bool) {
         let before = ch.used;
         let mut out = Vec::new();
         for &m in members {
@@ -867,11 +887,8 @@ impl<'p> Explorer<'p> {
             };
             out.push(eval::sgop_result(&mut d, op, &inp, (m - base) as u32));
         }
-        if ch.used > before && self.unspecified_read.is_none() {
-            let _ = instr;
-            self.unspecified_read = Some(instr);
-        }
-        out
+        let _ = instr;
+        (out, ch.used > before)
     }
 
     /// Lazy resolution: every thread of T(db) issued the op and nobody is undecided.
@@ -906,7 +923,8 @@ impl<'p> Explorer<'p> {
             .iter()
             .map(|(l, _)| base + *l as usize)
             .collect();
-        let results = self.sg_results(*op, &present, &argv, &members, base, ch, i);
+        let (results, unspecified) = self.sg_results(*op, &present, &argv, &members, base, ch, i);
+        s.unspecified |= unspecified;
         let mut step = Step {
             threads: members.iter().map(|&m| m as u32).collect(),
             block,

@@ -40,7 +40,7 @@ pub fn unbounded(a: &Model, b: &Model) -> UnboundedProof {
             Answer::Yes(()) if ca == cb => (true, "same class".to_string()),
             Answer::Yes(()) => (
                 true,
-                format!("every {ca} schedule of a dynamic block is a {cb} schedule (Z3: valid)"),
+                format!("every {ca} schedule of a dynamic block is also {cb} (Z3: valid)"),
             ),
             Answer::No => (
                 false,
