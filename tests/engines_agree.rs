@@ -1,30 +1,15 @@
 //! The two engines must agree: for every suite file and every model both run, the explorer's
 //! and the Z3 encoding's outcome sets (and verdicts) are identical.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use tangle::model::Model;
 use tangle::query::{self, Engine, Options, Verdict};
 use tangle::vocab::{Class, Kind};
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn explorer_and_smt_agree_on_every_suite_file() {
-    let mut files = Vec::new();
-    litmus_files(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
-        &mut files,
-    );
-    files.sort();
+    let files = common::suite_files();
     let models: Vec<Model> = Model::builtin()
         .into_iter()
         .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)

@@ -1,27 +1,12 @@
 //! The AST printer: every suite file, printed and re-parsed, gives the same AST.
 
-use std::path::{Path, PathBuf};
-use tangle::syntax::print::{normalized, to_litmus};
+mod common;
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
+use tangle::syntax::print::{normalized, to_litmus};
 
 #[test]
 fn every_suite_file_round_trips_through_the_printer() {
-    let mut files = Vec::new();
-    litmus_files(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
-        &mut files,
-    );
-    files.sort();
+    let files = common::suite_files();
     assert!(files.len() >= 12, "the suites are missing");
     for f in &files {
         let test = tangle::syntax::parse_file(f).unwrap();

@@ -1,35 +1,16 @@
 //! Runs every `.litmus` file under `litmus/` through the explorer under every model it can
 //! run, and checks the verdicts against the file's `expect` line.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use tangle::model::Model;
 use tangle::query::{self, Options, Verdict};
 use tangle::vocab::{Class, Kind};
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
-fn all_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    litmus_files(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
-        &mut files,
-    );
-    files.sort();
-    files
-}
-
 #[test]
 fn every_suite_file_parses_and_meets_its_expect_line_under_the_explorer() {
-    let files = all_files();
+    let files = common::suite_files();
     assert!(files.len() >= 12, "the suites are missing");
     let models = Model::builtin();
     let mut failures = Vec::new();

@@ -1,0 +1,24 @@
+//! Shared by the integration tests: the suite files under `litmus/`.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.litmus` file under `litmus/`, recursively, sorted.
+pub fn suite_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/litmus")),
+        &mut files,
+    );
+    files.sort();
+    files
+}
