@@ -553,9 +553,9 @@ fn include(args: &IncludeArgs) -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let (a, b) = match (model_arg(&args.a), model_arg(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return fail(e),
+    let (a, b) = match model_arg(&args.a).and_then(|a| Ok((a, model_arg(&args.b)?))) {
+        Ok(pair) => pair,
+        Err(e) => return fail(e),
     };
     let opts = match args.grammar.options(args.threads, args.size) {
         Ok(o) => o,
@@ -646,9 +646,9 @@ fn distinguish(args: &DistinguishArgs) -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let (a, b) = match (model_arg(&args.a), model_arg(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return fail(e),
+    let (a, b) = match model_arg(&args.a).and_then(|a| Ok((a, model_arg(&args.b)?))) {
+        Ok(pair) => pair,
+        Err(e) => return fail(e),
     };
     let opts = match args.grammar.options(args.max_threads, args.max_size) {
         Ok(o) => o,

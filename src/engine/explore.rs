@@ -159,6 +159,17 @@ enum Pos {
     Term,
 }
 
+impl Pos {
+    /// The trace's name for this position.
+    fn at(self) -> At {
+        match self {
+            Pos::Label => At::Label,
+            Pos::Instr(i) => At::Instr(i),
+            Pos::Term => At::Term,
+        }
+    }
+}
+
 struct Explorer<'p> {
     prog: &'p Program,
     model: &'p Model,
@@ -656,11 +667,7 @@ impl<'p> Explorer<'p> {
         let mut step = Step {
             threads: vec![u as u32],
             block,
-            at: match pos {
-                Pos::Label => At::Label,
-                Pos::Instr(i) => At::Instr(i),
-                Pos::Term => At::Term,
-            },
+            at: pos.at(),
             effects: Vec::new(),
         };
         match pos {
@@ -786,11 +793,7 @@ impl<'p> Explorer<'p> {
         let mut step = Step {
             threads: members.iter().map(|&m| m as u32).collect(),
             block,
-            at: match pos {
-                Pos::Label => At::Label,
-                Pos::Instr(i) => At::Instr(i),
-                Pos::Term => At::Term,
-            },
+            at: pos.at(),
             effects: Vec::new(),
         };
         match pos {

@@ -206,6 +206,25 @@ fn or(v: &[Bool]) -> Bool {
     }
 }
 
+impl<'a> Z3Dom<'a> {
+    /// The domain of thread `tid` in a block entered under `guard`.
+    fn new(
+        regs: &'a [BV],
+        tid: u32,
+        prog: &'a Program,
+        guard: &Bool,
+        ub: &'a mut Vec<(UbKind, Bool)>,
+    ) -> Self {
+        Z3Dom {
+            regs,
+            tid,
+            prog,
+            guard: vec![guard.clone()],
+            ub,
+        }
+    }
+}
+
 impl Domain for Z3Dom<'_> {
     type V = BV;
     type B = Bool;
@@ -405,6 +424,13 @@ impl<'p> Encoding<'p> {
         Time::B(v)
     }
 
+    /// Lazy: an event reading registers `regs` comes after each one's result is resolved.
+    fn after_ready(&self, in_b: &Bool, ts: &Time, regs: &[RegId], ready: &[Time]) {
+        for &r in regs {
+            self.solver.assert(in_b.implies(ts.gt(&ready[r as usize])));
+        }
+    }
+
     /// Symbolically executes thread `t` over the block DAG; returns its final registers.
     fn thread(
         &mut self,
@@ -470,18 +496,9 @@ impl<'p> Encoding<'p> {
                 let pos = i as u32 + 1;
                 let ev_ts = &ts[pos as usize];
                 if lazy {
-                    for r in ins.op.reads() {
-                        self.solver
-                            .assert(in_b.implies(ev_ts.gt(&ready[r as usize])));
-                    }
+                    self.after_ready(&in_b, ev_ts, &ins.op.reads(), &ready);
                 }
-                let mut d = Z3Dom {
-                    regs: &regs,
-                    tid: t,
-                    prog,
-                    guard: vec![in_b.clone()],
-                    ub: &mut self.ub,
-                };
+                let mut d = Z3Dom::new(&regs, t, prog, &in_b, &mut self.ub);
                 let key = (t, b as BlockId, pos);
                 match &ins.op {
                     Op::Local { dst, value } => {
@@ -510,13 +527,7 @@ impl<'p> Encoding<'p> {
                             Op::Store { .. } => (None, Some(vals[0].clone()), None),
                             Op::Atomic { dst, op, .. } => {
                                 let old = BV::new_const(name, 32);
-                                let mut d = Z3Dom {
-                                    regs: &regs,
-                                    tid: t,
-                                    prog,
-                                    guard: vec![in_b.clone()],
-                                    ub: &mut self.ub,
-                                };
+                                let mut d = Z3Dom::new(&regs, t, prog, &in_b, &mut self.ub);
                                 let new = eval::atomic_new(&mut d, *op, &old, &vals);
                                 (Some(old), Some(new), *dst)
                             }
@@ -585,18 +596,9 @@ impl<'p> Encoding<'p> {
                     if lazy {
                         let mut rs = Vec::new();
                         cond.regs(&mut rs);
-                        for r in rs {
-                            self.solver
-                                .assert(in_b.implies(term_ts.gt(&ready[r as usize])));
-                        }
+                        self.after_ready(&in_b, &term_ts, &rs, &ready);
                     }
-                    let mut d = Z3Dom {
-                        regs: &regs,
-                        tid: t,
-                        prog,
-                        guard: vec![in_b.clone()],
-                        ub: &mut self.ub,
-                    };
+                    let mut d = Z3Dom::new(&regs, t, prog, &in_b, &mut self.ub);
                     let c = eval::eval(&mut d, cond).eq(bv(0)).not();
                     out.push((*then_to, and(&[&in_b, &c])));
                     out.push((*else_to, and(&[&in_b, &c.not()])));
