@@ -384,6 +384,19 @@ struct GrammarArgs {
     /// smt: Z3 for every program; auto: the explorer unless a model is symbolic.
     #[arg(long, value_enum, default_value_t = SearchEngineArg::Auto)]
     search_engine: SearchEngineArg,
+    /// enumerate: every program, one per symmetry orbit; cegis: one template per
+    /// control-flow shape, decided by counterexample-guided synthesis with Z3.
+    #[arg(long, value_enum, default_value_t = MethodArg::Enumerate)]
+    method: MethodArg,
+    /// Give up after this many seconds (the answer is then undecided, exit code 2).
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MethodArg {
+    Enumerate,
+    Cegis,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -418,6 +431,11 @@ impl GrammarArgs {
         if threads < 2 {
             return Err("at least 2 lanes are needed".into());
         }
+        let time_limit = match self.time_limit {
+            None => None,
+            Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+            Some(s) => return Err(format!("--time-limit must be a positive number, not {s}")),
+        };
         Ok(query::include::SearchOptions {
             grammar: Grammar {
                 threads,
@@ -433,6 +451,11 @@ impl GrammarArgs {
                 SearchEngineArg::Auto => query::include::SearchEngine::Auto,
                 SearchEngineArg::Smt => query::include::SearchEngine::Smt,
             },
+            method: match self.method {
+                MethodArg::Enumerate => query::include::SearchMethod::Enumerate,
+                MethodArg::Cegis => query::include::SearchMethod::Cegis,
+            },
+            time_limit,
             ..Default::default()
         })
     }
@@ -508,10 +531,16 @@ fn progress_printer() -> impl FnMut(&query::include::Progress) {
     let tty = std::io::stderr().is_terminal();
     let mut layer = (0, 0);
     move |p: &query::include::Progress| {
-        let line = format!(
-            "searching: {} lanes, size {}: {} programs checked, {} skipped, {:.1} s",
-            p.threads, p.size, p.checked, p.irrelevant, p.seconds
-        );
+        let line = match p.rounds {
+            Some(r) => format!(
+                "searching (CEGIS): {} lanes, size {}: {} templates decided, {r} rounds, {:.1} s",
+                p.threads, p.size, p.checked, p.seconds
+            ),
+            None => format!(
+                "searching: {} lanes, size {}: {} programs checked, {} skipped, {:.1} s",
+                p.threads, p.size, p.checked, p.irrelevant, p.seconds
+            ),
+        };
         if tty {
             eprint!("\r{line}\x1b[K");
         } else if (p.threads, p.size) != layer {
@@ -529,6 +558,21 @@ fn end_progress() {
 }
 
 fn layers_text(layers: &[query::include::Layer]) -> String {
+    if layers.iter().any(|l| l.templates.is_some()) {
+        let mut out = String::from("  lanes  size   templates      rounds  unknown   seconds\n");
+        for l in layers {
+            out.push_str(&format!(
+                "  {:>5}  {:>4}  {:>10}  {:>10}  {:>7}  {:>8.2}\n",
+                l.threads,
+                l.size,
+                l.templates.unwrap_or(0),
+                l.rounds.unwrap_or(0),
+                l.unknown,
+                l.seconds
+            ));
+        }
+        return out;
+    }
     let mut out =
         String::from("  lanes  size         raw   canonical     checked  unknown   seconds\n");
     for l in layers {
@@ -624,6 +668,10 @@ fn include(args: &IncludeArgs) -> ExitCode {
                 "  => {} ⊆ {} up to the bound ({:.1} s)",
                 r.a, r.b, r.seconds
             ),
+            None if r.timed_out => println!(
+                "  => undecided: the time limit stopped the search after {:.1} s",
+                r.seconds
+            ),
             None => println!(
                 "  => undecided: some programs could not be analysed (see the unknown column)"
             ),
@@ -678,6 +726,10 @@ fn distinguish(args: &DistinguishArgs) -> ExitCode {
                     print!("{}", w.litmus);
                 }
             }
+            None if r.timed_out => eprintln!(
+                "undecided: the time limit stopped the search after {:.1} s (the layers above were searched completely, the last one only in part)",
+                r.seconds
+            ),
             None => eprintln!(
                 "no program of {} up to {} lanes and {} instructions has an outcome {} allows and {} forbids ({:.1} s)",
                 r.grammar, r.max_threads, r.max_size, r.b, r.a, r.seconds
@@ -689,6 +741,7 @@ fn distinguish(args: &DistinguishArgs) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(e),
         },
+        None if r.timed_out => ExitCode::from(2),
         None => ExitCode::from(1),
     }
 }

@@ -223,3 +223,48 @@ fn cli_distinguish_writes_a_test_that_checks() {
     assert!(String::from_utf8_lossy(&not.stdout).contains("Spec ⊄ SSO"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// CEGIS over templates and enumeration search the same space in the same order, so they
+/// find tests of the same size (and CEGIS's test is re-checked like enumeration's). A CEGIS
+/// that learnt too much would skip a layer and find a larger test, or none.
+#[test]
+fn cegis_finds_tests_as_small_as_enumeration() {
+    use tangle::query::include::SearchMethod;
+    for (a, b) in [("SM", "SCF"), ("SCF", "SSO"), ("SSO", "Lazy"), ("Lazy", "Symb")] {
+        let e = distinguish(&model(a), &model(b), &opts(2, 3), &mut |_| {}).unwrap();
+        let c_opts = SearchOptions {
+            method: SearchMethod::Cegis,
+            ..opts(2, 3)
+        };
+        let c = distinguish(&model(a), &model(b), &c_opts, &mut |_| {}).unwrap();
+        let (e, c) = (e.witness.expect(a), c.witness.expect(a));
+        assert_eq!((c.threads, c.size), (e.threads, e.size), "{a} {b}\n{}", c.litmus);
+        assert!(c.litmus.contains("Searched by CEGIS"));
+        recheck(&c, b, a);
+    }
+    // Nothing to find: every template of every layer is decided "none".
+    let c_opts = SearchOptions {
+        method: SearchMethod::Cegis,
+        ..opts(2, 2)
+    };
+    let d = distinguish(&model("Spec"), &model("SSO"), &c_opts, &mut |_| {}).unwrap();
+    assert!(d.witness.is_none() && !d.timed_out);
+    assert!(d.layers.iter().all(|l| l.unknown == 0 && l.templates.is_some()));
+}
+
+/// A time limit ends the search as undecided, never as "none".
+#[test]
+fn a_time_limit_gives_an_undecided_search() {
+    use tangle::query::include::SearchMethod;
+    for method in [SearchMethod::Enumerate, SearchMethod::Cegis] {
+        let o = SearchOptions {
+            method,
+            time_limit: Some(std::time::Duration::from_millis(1)),
+            ..opts(3, 4)
+        };
+        let d = distinguish(&model("CM"), &model("SM"), &o, &mut |_| {}).unwrap();
+        assert!(d.witness.is_none() && d.timed_out, "{method:?}");
+        let r = bounded(&model("SM"), &model("CM"), &o, &mut |_| {}).unwrap();
+        assert!(!r.holds && r.timed_out, "{method:?}");
+    }
+}

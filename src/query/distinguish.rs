@@ -23,6 +23,8 @@ pub struct Distinction {
     pub layers: Vec<Layer>,
     /// The smallest distinguishing program, if there is one within the bounds.
     pub witness: Option<Witness>,
+    /// The time limit cut the search before it found a program or searched every layer.
+    pub timed_out: bool,
     pub seconds: f64,
 }
 
@@ -49,6 +51,7 @@ pub fn distinguish(
         max_size: opts.max_size,
         layers: s.layers,
         witness: s.witness,
+        timed_out: s.timed_out,
         seconds: (start.elapsed().as_secs_f64() * 1e3).round() / 1e3,
     })
 }

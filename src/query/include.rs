@@ -33,6 +33,16 @@ pub enum SearchEngine {
     Smt,
 }
 
+/// How a search looks for a distinguishing program in each layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMethod {
+    /// Every program, one per symmetry orbit, each decided on its own.
+    Enumerate,
+    /// Per control-flow shape, one template decided by CEGIS ([`super::cegis`]).
+    Cegis,
+}
+
 /// Options for bounded inclusion and for the search of distinguishing programs.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
@@ -45,6 +55,9 @@ pub struct SearchOptions {
     pub max_outcomes: usize,
     /// Explorer state budget per program.
     pub max_states: usize,
+    pub method: SearchMethod,
+    /// Give up (an undecided result, never "none") after this long.
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for SearchOptions {
@@ -55,6 +68,8 @@ impl Default for SearchOptions {
             engine: SearchEngine::Auto,
             max_outcomes: 4096,
             max_states: 1_000_000,
+            method: SearchMethod::Enumerate,
+            time_limit: None,
         }
     }
 }
@@ -70,6 +85,9 @@ pub struct Progress {
     /// between the two models.
     pub irrelevant: u64,
     pub seconds: f64,
+    /// CEGIS only: synthesis rounds so far (`checked` then counts templates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u64>,
 }
 
 /// The programs of one (lanes, size) layer.
@@ -83,9 +101,39 @@ pub struct Layer {
     pub canonical: u64,
     /// Compared with an engine (canonical minus those both models treat alike).
     pub checked: u64,
-    /// Programs the engines could not decide.
+    /// Programs (CEGIS: templates) the engines could not decide.
     pub unknown: u64,
     pub seconds: f64,
+    /// CEGIS only: templates (control-flow shapes) of this size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub templates: Option<u64>,
+    /// CEGIS only: synthesis rounds (candidate programs proposed) over the layer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u64>,
+}
+
+impl Layer {
+    fn enumerated(threads: u32, size: usize) -> Layer {
+        Layer {
+            threads,
+            size,
+            raw: 0,
+            canonical: 0,
+            checked: 0,
+            unknown: 0,
+            seconds: 0.0,
+            templates: None,
+            rounds: None,
+        }
+    }
+
+    pub(crate) fn cegis(threads: u32, size: usize, templates: u64) -> Layer {
+        Layer {
+            templates: Some(templates),
+            rounds: Some(0),
+            ..Layer::enumerated(threads, size)
+        }
+    }
 }
 
 /// A program with an outcome one model allows and the other forbids.
@@ -119,6 +167,8 @@ pub struct Bounded {
     pub counterexample: Option<Witness>,
     /// No counterexample and no undecided program: A ⊆ B up to the bound.
     pub holds: bool,
+    /// The time limit cut the search (then `holds` is false).
+    pub timed_out: bool,
     pub seconds: f64,
 }
 
@@ -147,7 +197,9 @@ pub fn bounded(
         &format!("tangle include {} {}", a.name, b.name),
         progress,
     )?;
-    let holds = search.witness.is_none() && search.layers.iter().all(|l| l.unknown == 0);
+    let holds = search.witness.is_none()
+        && !search.timed_out
+        && search.layers.iter().all(|l| l.unknown == 0);
     Ok(Bounded {
         a: a.name.clone(),
         b: b.name.clone(),
@@ -157,6 +209,7 @@ pub fn bounded(
         layers: search.layers,
         counterexample: search.witness,
         holds,
+        timed_out: search.timed_out,
         seconds: secs(start.elapsed()),
     })
 }
@@ -164,6 +217,8 @@ pub fn bounded(
 pub(crate) struct Search {
     pub layers: Vec<Layer>,
     pub witness: Option<Witness>,
+    /// The time limit cut the search.
+    pub timed_out: bool,
 }
 
 /// Walks the layers in (lanes, size) order looking for a program with an outcome `weak`
@@ -180,7 +235,12 @@ pub(crate) fn search(
             "the search needs at least 2 lanes".into(),
         ));
     }
+    if opts.method == SearchMethod::Cegis {
+        return super::cegis::search(strong, weak, opts, origin, progress);
+    }
     let start = Instant::now();
+    let deadline = opts.time_limit.map(|d| start + d);
+    let mut timed_out = false;
     let differing: Vec<Kind> = Kind::MODELLED
         .into_iter()
         .filter(|k| strong.class(*k) != weak.class(*k))
@@ -193,15 +253,7 @@ pub(crate) fn search(
         let g = opts.grammar.clone().with_threads(threads);
         for size in 1..=opts.max_size {
             let layer_start = Instant::now();
-            let mut layer = Layer {
-                threads,
-                size,
-                raw: 0,
-                canonical: 0,
-                checked: 0,
-                unknown: 0,
-                seconds: 0.0,
-            };
+            let mut layer = Layer::enumerated(threads, size);
             let mut found: Option<(Vec<Stmt>, Difference)> = None;
             let mut failure: Option<String> = None;
             progress(&Progress {
@@ -210,8 +262,13 @@ pub(crate) fn search(
                 checked,
                 irrelevant,
                 seconds: secs(start.elapsed()),
+                rounds: None,
             });
             let counts: Counts = enumerate::for_each(&g, size, &mut |p| {
+                if deadline.is_some_and(|d| Instant::now() > d) {
+                    timed_out = true;
+                    return false;
+                }
                 if !differing.is_empty() && !relevant(p, &differing) {
                     irrelevant += 1;
                     return true;
@@ -226,6 +283,7 @@ pub(crate) fn search(
                         checked,
                         irrelevant,
                         seconds: secs(start.elapsed()),
+                        rounds: None,
                     });
                 }
                 if differing.is_empty() {
@@ -257,22 +315,19 @@ pub(crate) fn search(
             }
             layers.push(layer);
             if let Some((p, d)) = found {
-                let smallest = if threads > 2 {
-                    format!(
-                        "Smallest: no program of the grammar with fewer lanes (up to {} instructions), or with {threads} lanes and fewer instructions, has such an outcome.",
-                        opts.max_size
-                    )
-                } else {
-                    "Smallest: no program of the grammar with fewer instructions has such an outcome.".to_string()
-                };
-                let notes = vec![
-                    smallest,
-                    format!("Grammar (docs/inclusion.md): {}.", g.describe()),
-                ];
+                let notes = smallest_notes(threads, opts, &g);
                 let w = witness(&p, threads, strong, weak, &d, origin, notes)?;
                 return Ok(Search {
                     layers,
                     witness: Some(w),
+                    timed_out: false,
+                });
+            }
+            if timed_out {
+                return Ok(Search {
+                    layers,
+                    witness: None,
+                    timed_out,
                 });
             }
         }
@@ -283,11 +338,34 @@ pub(crate) fn search(
         checked,
         irrelevant,
         seconds: secs(start.elapsed()),
+        rounds: None,
     });
     Ok(Search {
         layers,
         witness: None,
+        timed_out: false,
     })
+}
+
+/// The comments of an emitted test that say in what sense it is smallest.
+pub(crate) fn smallest_notes(threads: u32, opts: &SearchOptions, g: &Grammar) -> Vec<String> {
+    let smallest = if threads > 2 {
+        format!(
+            "Smallest: no program of the grammar with fewer lanes (up to {} instructions), or with {threads} lanes and fewer instructions, has such an outcome.",
+            opts.max_size
+        )
+    } else {
+        "Smallest: no program of the grammar with fewer instructions has such an outcome."
+            .to_string()
+    };
+    let mut notes = vec![
+        smallest,
+        format!("Grammar (docs/inclusion.md): {}.", g.describe()),
+    ];
+    if opts.method == SearchMethod::Cegis {
+        notes.push("Searched by CEGIS over program templates.".into());
+    }
+    notes
 }
 
 /// Does the program contain an instruction of a kind whose class differs? Labels and branches
@@ -612,7 +690,7 @@ fn ident(s: &str) -> String {
         .collect()
 }
 
-fn secs(d: Duration) -> f64 {
+pub(crate) fn secs(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e3).round() / 1e3
 }
 

@@ -13,6 +13,7 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub mod cegis;
 pub mod crosscheck;
 pub mod distinguish;
 pub mod enumerate;

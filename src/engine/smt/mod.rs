@@ -22,6 +22,7 @@
 //! Architecture invariant: this is the only module that talks to Z3.
 
 pub mod schema;
+pub mod synth;
 
 use super::trace::{At, Effect, Step};
 use crate::eval::{self, Domain, SgInputs, UbKind};
@@ -148,6 +149,8 @@ struct MemEv {
 /// A subgroup-op call by one thread.
 struct SgCall {
     thread: u32,
+    /// The thread executes the call (in the block, and the instruction is present).
+    member: Bool,
     args: Vec<BV>,
     res: BV,
 }
@@ -174,6 +177,16 @@ pub struct Encoding<'p> {
     a_nocut: Bool,
     a_cut: Bool,
     ub_lits: BTreeMap<UbKind, Bool>,
+    /// Optional instructions (program templates, see [`synth`]): the instruction at (block,
+    /// position) exists only when its literal holds. Empty for ordinary programs.
+    present: HashMap<(BlockId, u32), Bool>,
+    /// The slot of each optional instruction: consecutive instructions of one slot are one
+    /// program point (one time per thread, one group time per subgroup).
+    slot: HashMap<(BlockId, u32), usize>,
+    /// Template mode: value constants (loaded values, final cells, op results) defined as
+    /// terms over times and choices, so that a concrete schedule determines the execution of
+    /// every program of the template. (constant, definition)
+    defs: Vec<(z3::ast::Dynamic, z3::ast::Dynamic)>,
 }
 
 /// The Z3 value domain for one thread: registers are terms, undefined behaviour is recorded
@@ -340,6 +353,23 @@ fn classes_used(models: &[Model]) -> BTreeSet<(Kind, Class)> {
 impl<'p> Encoding<'p> {
     /// Asserts the program once, with timing constraints for every class the given models use.
     pub fn new(prog: &'p Program, models: &[Model], opts: &SmtOptions) -> Encoding<'p> {
+        Self::with_optional(prog, models, opts, HashMap::new())
+    }
+
+    /// As [`Encoding::new`] for a program template: the instruction at (block, position) of
+    /// each entry of `optional` exists only when its literal holds, and belongs to the given
+    /// slot (consecutive instructions of a slot share the slot's times). An absent instruction
+    /// is no event (no access, no membership, no register write), so when exactly one
+    /// alternative of each slot is present the encoding is that of the program with the
+    /// absent instructions deleted (`query::cegis` tests this).
+    pub fn with_optional(
+        prog: &'p Program,
+        models: &[Model],
+        opts: &SmtOptions,
+        optional: HashMap<(BlockId, u32), (Bool, usize)>,
+    ) -> Encoding<'p> {
+        let slot = optional.iter().map(|(&k, (_, j))| (k, *j)).collect();
+        let present = optional.into_iter().map(|(k, (p, _))| (k, p)).collect();
         let solver = Solver::new();
         if let Some(ms) = opts.timeout_ms {
             let mut p = Params::new();
@@ -374,6 +404,9 @@ impl<'p> Encoding<'p> {
             a_cut: Bool::new_const("assume_cut"),
             ub_lits: BTreeMap::new(),
             time_bits: opts.time_bits,
+            present,
+            slot,
+            defs: Vec::new(),
         };
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
         let mut calls: BTreeMap<(u32, BlockId, u32), Vec<SgCall>> = BTreeMap::new();
@@ -422,6 +455,44 @@ impl<'p> Encoding<'p> {
         self.solver.assert(v.bvsge(BV::from_i64(0, self.time_bits)));
         self.solver.assert(v.bvslt(&hi));
         Time::B(v)
+    }
+
+    /// Are positions `p` and `q` of block `b` alternatives of one slot?
+    fn same_slot(&self, b: BlockId, p: u32, q: u32) -> bool {
+        match (self.slot.get(&(b, p)), self.slot.get(&(b, q))) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        }
+    }
+
+    /// The position of the event before the one at `pos` in program order: the previous
+    /// instruction, or for an alternative of a slot the last event before the slot.
+    fn prev_pos(&self, b: BlockId, pos: u32) -> u32 {
+        let mut q = pos.saturating_sub(1);
+        while q > 0 && self.same_slot(b, q, pos) {
+            q -= 1;
+        }
+        q
+    }
+
+    /// The name part of a per-program-point time: the position, or the slot in a template.
+    fn point(&self, b: BlockId, pos: u32) -> String {
+        match self.slot.get(&(b, pos)) {
+            Some(j) => format!("slot{j}"),
+            None => format!("p{pos}"),
+        }
+    }
+
+    /// Template mode: `c` is defined as `def` (asserted, and recorded for [`synth`]).
+    fn define(&mut self, c: &BV, def: &BV) {
+        if self.present.is_empty() {
+            return;
+        }
+        self.solver.assert(c.eq(def));
+        self.defs.push((
+            z3::ast::Dynamic::from_ast(c),
+            z3::ast::Dynamic::from_ast(def),
+        ));
     }
 
     /// Lazy: an event reading registers `regs` comes after each one's result is resolved.
@@ -490,22 +561,41 @@ impl<'p> Encoding<'p> {
                 .collect();
             self.solver.assert(in_b.implies(prev.lt(&ts[0])));
             for k in 0..=n as usize {
-                self.solver.assert(ts[k].lt(&ts[k + 1]));
+                if self.same_slot(b as BlockId, k as u32, k as u32 + 1) {
+                    self.solver.assert(ts[k].eq(&ts[k + 1]));
+                } else {
+                    self.solver.assert(ts[k].lt(&ts[k + 1]));
+                }
             }
             for (i, ins) in block.instrs.iter().enumerate() {
                 let pos = i as u32 + 1;
                 let ev_ts = &ts[pos as usize];
+                let opt = self.present.get(&(b as BlockId, pos)).cloned();
+                let on = match &opt {
+                    Some(p) => and(&[&in_b, p]),
+                    None => in_b.clone(),
+                };
+                // A register write of an optional instruction keeps the old value when absent.
+                let set = |old: &BV, new: BV| match &opt {
+                    Some(p) => p.ite(&new, old),
+                    None => new,
+                };
+                let write_t = |old: &Time, new: Time| match &opt {
+                    Some(p) => Time::ite(p, &new, old),
+                    None => new,
+                };
                 if lazy {
-                    self.after_ready(&in_b, ev_ts, &ins.op.reads(), &ready);
+                    self.after_ready(&on, ev_ts, &ins.op.reads(), &ready);
                 }
-                let mut d = Z3Dom::new(&regs, t, prog, &in_b, &mut self.ub);
+                let mut d = Z3Dom::new(&regs, t, prog, &on, &mut self.ub);
                 let key = (t, b as BlockId, pos);
                 match &ins.op {
                     Op::Local { dst, value } => {
                         let v = eval::eval(&mut d, value);
                         self.written.insert(key, (*dst, v.clone()));
-                        regs[*dst as usize] = v;
-                        ready[*dst as usize] = never.clone();
+                        let r = *dst as usize;
+                        regs[r] = set(&regs[r], v);
+                        ready[r] = write_t(&ready[r], never.clone());
                     }
                     Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
                         let (loc, vals): (_, Vec<&crate::ir::Expr>) = match &ins.op {
@@ -518,7 +608,7 @@ impl<'p> Encoding<'p> {
                         let vals: Vec<BV> = vals.iter().map(|e| eval::eval(&mut d, e)).collect();
                         let g = &prog.globals[loc.global as usize];
                         self.ub
-                            .push((UbKind::OutOfBounds, and(&[&in_b, &index.bvuge(bv(g.len))])));
+                            .push((UbKind::OutOfBounds, and(&[&on, &index.bvuge(bv(g.len))])));
                         let name = format!("mem_t{t}_b{b}_p{pos}");
                         let (read, write, dst) = match &ins.op {
                             Op::Load { dst, .. } => {
@@ -527,7 +617,7 @@ impl<'p> Encoding<'p> {
                             Op::Store { .. } => (None, Some(vals[0].clone()), None),
                             Op::Atomic { dst, op, .. } => {
                                 let old = BV::new_const(name, 32);
-                                let mut d = Z3Dom::new(&regs, t, prog, &in_b, &mut self.ub);
+                                let mut d = Z3Dom::new(&regs, t, prog, &on, &mut self.ub);
                                 let new = eval::atomic_new(&mut d, *op, &old, &vals);
                                 (Some(old), Some(new), *dst)
                             }
@@ -535,8 +625,9 @@ impl<'p> Encoding<'p> {
                         };
                         if let (Some(dst), Some(r)) = (dst, &read) {
                             self.written.insert(key, (dst, r.clone()));
-                            regs[dst as usize] = r.clone();
-                            ready[dst as usize] = never.clone();
+                            let k = dst as usize;
+                            regs[k] = set(&regs[k], r.clone());
+                            ready[k] = write_t(&ready[k], never.clone());
                         }
                         self.mem.push(MemEv {
                             thread: t,
@@ -544,7 +635,7 @@ impl<'p> Encoding<'p> {
                             pos,
                             global: loc.global,
                             index,
-                            guard: in_b.clone(),
+                            guard: on.clone(),
                             ts: ev_ts.clone(),
                             read,
                             write,
@@ -554,18 +645,21 @@ impl<'p> Encoding<'p> {
                         let args: Vec<BV> = args.iter().map(|e| eval::eval(&mut d, e)).collect();
                         let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);
                         self.written.insert(key, (*dst, res.clone()));
-                        regs[*dst as usize] = res.clone();
+                        let k = *dst as usize;
+                        regs[k] = set(&regs[k], res.clone());
                         let inst = (sg, b as BlockId, pos);
                         calls.entry(inst).or_default().push(SgCall {
                             thread: t,
+                            member: on.clone(),
                             args,
                             res,
                         });
-                        ready[*dst as usize] = if lazy {
+                        let ready_now = if lazy {
                             let r = match resolve.get(&inst) {
                                 Some(r) => r.clone(),
                                 None => {
-                                    let r = self.time_var(format!("resolve_sg{sg}_b{b}_p{pos}"));
+                                    let pt = self.point(b as BlockId, pos);
+                                    let r = self.time_var(format!("resolve_sg{sg}_b{b}_{pt}"));
                                     resolve.insert(inst, r.clone());
                                     r
                                 }
@@ -574,6 +668,7 @@ impl<'p> Encoding<'p> {
                         } else {
                             never.clone()
                         };
+                        ready[k] = write_t(&ready[k], ready_now);
                     }
                     Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
                 }
@@ -635,10 +730,7 @@ impl<'p> Encoding<'p> {
                 unreachable!("sgop calls are at sgops")
             };
             let base = sg * prog.layout.subgroup;
-            let members: Vec<Bool> = cs
-                .iter()
-                .map(|c| self.inb[c.thread as usize][b as usize].clone())
-                .collect();
+            let members: Vec<Bool> = cs.iter().map(|c| c.member.clone()).collect();
             let args: Vec<Vec<BV>> = cs.iter().map(|c| c.args.clone()).collect();
             for c in cs {
                 let mut d = Z3Dom {
@@ -653,8 +745,13 @@ impl<'p> Encoding<'p> {
                     args: &args,
                 };
                 let v = eval::sgop_result(&mut d, *op, &inp, c.thread - base);
-                let m = &self.inb[c.thread as usize][b as usize];
-                self.solver.assert(m.implies(c.res.eq(&v)));
+                if self.present.is_empty() {
+                    self.solver.assert(c.member.implies(c.res.eq(&v)));
+                } else {
+                    // Outside the participants the result is never read: defining it
+                    // everywhere keeps it a function of the choices.
+                    self.define(&c.res, &v);
+                }
             }
         }
     }
@@ -672,6 +769,10 @@ impl<'p> Encoding<'p> {
                         .assert(and(&[&a.guard, &b.guard]).implies(a.ts.eq(&b.ts).not()));
                 }
             }
+        }
+        if !self.present.is_empty() {
+            self.memory_functional();
+            return;
         }
         // Reads-from, quadratically: a load reads the store whose time is its `source`, and
         // every store to the same cell before the load is at or before that source (times of
@@ -718,6 +819,48 @@ impl<'p> Encoding<'p> {
         }
     }
 
+    /// Template mode: every loaded value is a term, the value of the latest store to the cell
+    /// before the load (or the initial value), so that it follows from times and choices.
+    fn memory_functional(&mut self) {
+        let prog = self.prog;
+        let n = self.mem.len();
+        for l in 0..n {
+            let Some(val) = self.mem[l].read.clone() else {
+                continue;
+            };
+            let ld = &self.mem[l];
+            let g = &prog.globals[ld.global as usize];
+            let stores: Vec<usize> = (0..n)
+                .filter(|&s| {
+                    s != l && self.mem[s].global == ld.global && self.mem[s].write.is_some()
+                })
+                .collect();
+            let before = |s: usize| {
+                let st = &self.mem[s];
+                and(&[&st.guard, &st.index.eq(&ld.index), &st.ts.lt(&ld.ts)])
+            };
+            let def = self.latest(&stores, &before, init_value(g, &ld.index));
+            self.define(&val, &def);
+        }
+    }
+
+    /// The value written by the latest of `stores` satisfying `hits`, else `init`.
+    fn latest(&self, stores: &[usize], hits: &dyn Fn(usize) -> Bool, init: BV) -> BV {
+        let mut acc = init;
+        for &s in stores {
+            let mut c = vec![hits(s)];
+            for &s2 in stores {
+                if s2 != s {
+                    c.push(hits(s2).implies(self.mem[s2].ts.lt(&self.mem[s].ts)));
+                }
+            }
+            let refs: Vec<&Bool> = c.iter().collect();
+            let w = self.mem[s].write.as_ref().expect("a store");
+            acc = and(&refs).ite(w, &acc);
+        }
+        acc
+    }
+
     /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
     /// is no longer reachable (only meaningful when `w` does not enter `b`).
     fn leave(&self, w: u32, b: BlockId) -> Time {
@@ -762,12 +905,16 @@ impl<'p> Encoding<'p> {
             for (b, block) in prog.blocks.iter().enumerate() {
                 let bid = b as BlockId;
                 let n = block.instrs.len() as u32;
-                let members: Vec<Bool> = threads
+                let in_block: Vec<Bool> = threads
                     .iter()
                     .map(|&u| self.inb[u as usize][b].clone())
                     .collect();
-                let any = or(&members);
                 for pos in 0..=n + 1 {
+                    let members: Vec<Bool> = match self.present.get(&(bid, pos)) {
+                        Some(p) => in_block.iter().map(|m| and(&[m, p])).collect(),
+                        None => in_block.clone(),
+                    };
+                    let any = or(&members);
                     let (kind, op) = if pos == 0 {
                         (Kind::Label, None)
                     } else if pos == n + 1 {
@@ -780,11 +927,12 @@ impl<'p> Encoding<'p> {
                         continue;
                     }
                     let ev = |u: u32| self.ts[u as usize][b][pos as usize].clone();
+                    let before = self.prev_pos(bid, pos) as usize;
                     let prev = |u: u32| {
                         if pos == 0 {
                             self.prev_label[u as usize][b].clone()
                         } else {
-                            self.ts[u as usize][b][pos as usize - 1].clone()
+                            self.ts[u as usize][b][before].clone()
                         }
                     };
                     for (&(k, class), lit) in &self.lits {
@@ -809,7 +957,8 @@ impl<'p> Encoding<'p> {
                         match class {
                             Class::Independent | Class::Symbolic => {}
                             Class::Synchronous => {
-                                let s = self.time_var(format!("start_sg{sg}_b{b}_p{pos}"));
+                                let pt = self.point(bid, pos);
+                                let s = self.time_var(format!("start_sg{sg}_b{b}_{pt}"));
                                 for (&u, m) in threads.iter().zip(&members) {
                                     cs.push(
                                         and(&[lit, m])
@@ -819,7 +968,8 @@ impl<'p> Encoding<'p> {
                                 cs.extend(leaves_before(&s, &mut leave_cache));
                             }
                             Class::Collective | Class::Speculative => {
-                                let g = self.time_var(format!("group_sg{sg}_b{b}_p{pos}"));
+                                let pt = self.point(bid, pos);
+                                let g = self.time_var(format!("group_sg{sg}_b{b}_{pt}"));
                                 if kind == Kind::Memory {
                                     let cnt = members
                                         .iter()
@@ -895,16 +1045,20 @@ impl<'p> Encoding<'p> {
                     continue;
                 }
                 let pos = i + 1;
+                let on = |u: u32| match self.present.get(&(b as BlockId, pos as u32)) {
+                    Some(p) => and(&[&self.inb[u as usize][b], p]),
+                    None => self.inb[u as usize][b].clone(),
+                };
                 for wg in 0..lay.threads / lay.workgroup {
                     let g = self.time_var(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
                     let ts: Vec<u32> = lay.workgroup_threads(wg).collect();
                     for &u in &ts {
-                        let m = &self.inb[u as usize][b];
+                        let m = &on(u);
                         self.solver
                             .assert(m.implies(self.ts[u as usize][b][pos].eq(&g)));
                         for &v in &ts {
                             if u != v {
-                                let c = and(&[m, &self.inb[v as usize][b].not()]);
+                                let c = and(&[m, &on(v).not()]);
                                 self.ub.push((UbKind::BarrierDivergence, c));
                             }
                         }
@@ -940,6 +1094,12 @@ impl<'p> Encoding<'p> {
             .filter(|&s| self.mem[s].global == gi as u32 && self.mem[s].write.is_some())
             .collect();
         let hits = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&idx)]);
+        if !self.present.is_empty() {
+            let init = bv(g.init[(cell - g.base) as usize]);
+            let def = self.latest(&stores, &hits, init);
+            self.define(&fin, &def);
+            return fin;
+        }
         let mut none = Vec::new();
         for &s in &stores {
             let mut last = vec![hits(s)];
@@ -1145,6 +1305,11 @@ impl<'p> Encoding<'p> {
                     continue;
                 }
                 for pos in 0..=block.instrs.len() as u32 + 1 {
+                    if let Some(p) = self.present.get(&(b as BlockId, pos)) {
+                        if !model_bool(model, p) {
+                            continue;
+                        }
+                    }
                     let ts = self.ts[t as usize][b][pos as usize]
                         .eval(model)
                         .unwrap_or(0);
