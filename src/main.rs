@@ -852,11 +852,14 @@ fn equiv(a: &EquivArgs) -> ExitCode {
             serde_json::to_string_pretty(&reports[0].1).expect("serialisable")
         ),
         (Format::Text, true) => {
-            print!("{}", eq::render_markdown_table(&reports, &names));
+            print!("{}", report::equiv::render_markdown_table(&reports, &names));
             println!();
-            print!("{}", eq::render_markdown_details(&reports));
+            print!("{}", report::equiv::render_markdown_details(&reports));
         }
-        (Format::Text, false) => print!("{}", eq::render_text(&reports[0].1, true, a.outcomes)),
+        (Format::Text, false) => print!(
+            "{}",
+            report::equiv::render_text(&reports[0].1, true, a.outcomes)
+        ),
     }
     if a.table || reports.iter().all(|(_, r)| r.overall() == Holds::Yes) {
         ExitCode::SUCCESS
@@ -884,6 +887,10 @@ struct MinimizeArgs {
     /// Per solver call timeout in milliseconds (a candidate whose answer is unknown is not kept).
     #[arg(long)]
     timeout: Option<u32>,
+    /// text: the minimized test; json: an object with the sizes before and after, the
+    /// reductions kept and the minimized test as `text` (with -o, the file is written too).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 /// `tangle minimize`: 0 minimized, 2 bad input (including a test that does not distinguish).
@@ -934,14 +941,19 @@ fn minimize(a: &MinimizeArgs, verbose: u8) -> ExitCode {
         m.tried,
         m.steps.len()
     );
-    match &a.output {
-        Some(out) => {
-            if let Err(e) = std::fs::write(out, &m.text) {
-                eprintln!("error: {}: cannot write: {e}", out.display());
-                return ExitCode::from(2);
-            }
+    if let Some(out) = &a.output {
+        if let Err(e) = std::fs::write(out, &m.text) {
+            eprintln!("error: {}: cannot write: {e}", out.display());
+            return ExitCode::from(2);
         }
-        None => print!("{}", m.text),
+    }
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&m).expect("serialisable")
+        ),
+        Format::Text if a.output.is_none() => print!("{}", m.text),
+        Format::Text => {}
     }
     ExitCode::SUCCESS
 }

@@ -982,6 +982,58 @@ fn symb_is_allowed_or_unknown_with_a_reason() {
     }
 }
 
+// ---- 10. minimize --format json ------------------------------------------------------------
+
+#[test]
+fn minimize_json_is_one_object_on_stdout_with_a_parsable_test_no_larger_than_the_input() {
+    use tangle::query::minimize::statements;
+    let input = paper("sso_ww");
+    let r = tangle(&[
+        "minimize",
+        &input,
+        "--allowed-by",
+        "Spec",
+        "--forbidden-by",
+        "SSO",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    // Progress and the summary stay on stderr; stdout is the JSON document alone.
+    assert!(r.stderr.contains("minimized"), "{}", r.show());
+    let v: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e})\n{}", r.show()));
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("expected a JSON object\n{}", r.show()));
+    assert_eq!(obj["file"], input.as_str(), "{v}");
+    assert_eq!(obj["allowed_by"], "Spec", "{v}");
+    assert_eq!(obj["forbidden_by"], "SSO", "{v}");
+    for key in ["tried", "threads_before", "threads_after"] {
+        assert!(obj[key].is_u64(), "`{key}` is a count: {v}");
+    }
+    assert!(obj["steps"].is_array(), "{v}");
+    assert!(obj["seconds"].as_f64().is_some_and(|s| s >= 0.0), "{v}");
+
+    let original = tangle::syntax::parse_file(&Path::new(MANIFEST_DIR).join(&input)).unwrap();
+    let text = obj["litmus"].as_str().expect("`litmus` is a string");
+    let min = tangle::syntax::parse("min.litmus", text.as_bytes())
+        .unwrap_or_else(|d| panic!("the minimized test does not parse: {d}\n{text}"));
+    assert_eq!(obj["threads_before"], original.threads, "{v}");
+    assert_eq!(
+        obj["statements_before"],
+        statements(&original.kernel),
+        "{v}"
+    );
+    assert_eq!(obj["threads_after"], min.threads, "{v}");
+    assert_eq!(obj["statements_after"], statements(&min.kernel), "{v}");
+    assert!(min.threads <= original.threads, "{text}");
+    assert!(
+        statements(&min.kernel) <= statements(&original.kernel),
+        "{text}"
+    );
+}
+
 // ---- known bugs (ignored until fixed) ------------------------------------------------------
 
 #[test]

@@ -366,8 +366,8 @@ fn docs_transforms_md_shows_the_current_table() {
             (n.to_string(), run(&b, &a, false))
         })
         .collect();
-    let table = tangle::query::equiv::render_markdown_table(&reports, &names);
-    let details = tangle::query::equiv::render_markdown_details(&reports);
+    let table = tangle::report::equiv::render_markdown_table(&reports, &names);
+    let details = tangle::report::equiv::render_markdown_details(&reports);
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/transforms.md"))
             .unwrap();

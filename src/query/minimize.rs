@@ -20,6 +20,7 @@ use crate::syntax::print::{condition, expr_to_string, stmt_to_string, to_litmus}
 use crate::syntax::Span;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// One candidate: a test one reduction away from the current one.
 #[derive(Clone, Debug)]
@@ -41,22 +42,32 @@ pub struct Event<'a> {
     pub accepted: bool,
 }
 
-/// The result of a minimization.
+/// The result of a minimization (also the JSON form of `tangle minimize --format json`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Minimized {
-    /// The 1-minimal test: named `NAME_min`, with an `expect` line for the two models.
-    #[serde(skip)]
-    pub test: Test,
-    /// Its `.litmus` text (with a comment saying where it came from).
-    pub text: String,
-    /// Candidates checked with the solver.
-    pub tried: usize,
-    /// The reductions kept, in order.
-    pub steps: Vec<String>,
+    /// The input test's file, as given.
+    pub file: String,
+    /// The model that allows the condition (B).
+    pub allowed_by: String,
+    /// The model that forbids it (A).
+    pub forbidden_by: String,
     pub threads_before: u32,
     pub threads_after: u32,
     pub statements_before: usize,
     pub statements_after: usize,
+    /// Candidates checked with the solver.
+    pub tried: usize,
+    /// The reductions kept, in order.
+    pub steps: Vec<String>,
+    /// Wall-clock time of the whole minimization, the first check included.
+    pub seconds: f64,
+    /// The 1-minimal test: named `NAME_min`, with an `expect` line for the two models.
+    #[serde(skip)]
+    pub test: Test,
+    /// Its `.litmus` text (with a comment saying where it came from). Last, so the JSON form
+    /// reads as a summary followed by the test; named `litmus` there, as in `distinguish`.
+    #[serde(rename = "litmus")]
+    pub text: String,
 }
 
 /// Why minimization could not start.
@@ -77,6 +88,7 @@ pub fn minimize(
     opts: &Options,
     progress: &mut dyn FnMut(&Event),
 ) -> Result<Minimized, MinimizeError> {
+    let start = Instant::now();
     let opts = opts.clone().with_engine(Engine::Smt).with_outcomes(false);
     let models = [forbidden_by.clone(), allowed_by.clone()];
     let prog = compile(test, opts.unroll)?;
@@ -166,6 +178,9 @@ pub fn minimize(
         to_litmus(&out)
     );
     Ok(Minimized {
+        file: test.file.clone(),
+        allowed_by: allowed_by.name.clone(),
+        forbidden_by: forbidden_by.name.clone(),
         threads_before: test.threads,
         threads_after: out.threads,
         statements_before: statements(&test.kernel),
@@ -174,6 +189,7 @@ pub fn minimize(
         text,
         tried,
         steps,
+        seconds: (start.elapsed().as_secs_f64() * 1e3).round() / 1e3,
     })
 }
 
