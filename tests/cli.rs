@@ -1100,3 +1100,50 @@ fn long_model_names_keep_the_table_columns_apart() {
     let (models, _) = parse_table(&r.stdout);
     assert_eq!(models, ["SynchronousOps", "Mine"], "{}", r.show());
 }
+
+// ---- 11. distinguish --method cegis, --time-limit ------------------------------------------
+
+#[test]
+fn distinguish_by_cegis_prints_a_test_that_parses_and_says_how_it_was_found() {
+    let r = tangle(&[
+        "distinguish",
+        "SM",
+        "SCF",
+        "--method",
+        "cegis",
+        "--max-size",
+        "2",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    let test = tangle::syntax::parse("found.litmus", r.stdout.as_bytes())
+        .unwrap_or_else(|d| panic!("the test does not parse: {d}\n{}", r.show()));
+    assert!(test.expect.iter().any(|e| e.model == "SCF"), "{}", r.show());
+    assert!(r.stdout.contains("Searched by CEGIS"), "{}", r.show());
+    assert!(r.stderr.contains("templates"), "{}", r.show());
+}
+
+#[test]
+fn a_time_limit_makes_the_search_undecided_with_exit_code_2() {
+    for method in ["enumerate", "cegis"] {
+        let r = tangle(&[
+            "distinguish",
+            "CM",
+            "SM",
+            "--method",
+            method,
+            "--time-limit",
+            "0.001",
+        ]);
+        assert_eq!(r.code, 2, "{}", r.show());
+        assert!(r.stderr.contains("undecided"), "{}", r.show());
+        assert!(r.stdout.is_empty(), "{}", r.show());
+    }
+    let r = tangle(&["include", "SM", "CM", "--time-limit", "0.001"]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    assert!(r.stdout.contains("undecided"), "{}", r.show());
+    for bad in ["0", "-1", "nan"] {
+        let r = tangle(&["distinguish", "CM", "SM", &format!("--time-limit={bad}")]);
+        assert_eq!(r.code, 2, "{}", r.show());
+        assert!(r.stderr.contains("--time-limit"), "{}", r.show());
+    }
+}

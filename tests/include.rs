@@ -230,7 +230,12 @@ fn cli_distinguish_writes_a_test_that_checks() {
 #[test]
 fn cegis_finds_tests_as_small_as_enumeration() {
     use tangle::query::include::SearchMethod;
-    for (a, b) in [("SM", "SCF"), ("SCF", "SSO"), ("SSO", "Lazy"), ("Lazy", "Symb")] {
+    for (a, b) in [
+        ("SM", "SCF"),
+        ("SCF", "SSO"),
+        ("SSO", "Lazy"),
+        ("Lazy", "Symb"),
+    ] {
         let e = distinguish(&model(a), &model(b), &opts(2, 3), &mut |_| {}).unwrap();
         let c_opts = SearchOptions {
             method: SearchMethod::Cegis,
@@ -238,7 +243,12 @@ fn cegis_finds_tests_as_small_as_enumeration() {
         };
         let c = distinguish(&model(a), &model(b), &c_opts, &mut |_| {}).unwrap();
         let (e, c) = (e.witness.expect(a), c.witness.expect(a));
-        assert_eq!((c.threads, c.size), (e.threads, e.size), "{a} {b}\n{}", c.litmus);
+        assert_eq!(
+            (c.threads, c.size),
+            (e.threads, e.size),
+            "{a} {b}\n{}",
+            c.litmus
+        );
         assert!(c.litmus.contains("Searched by CEGIS"));
         recheck(&c, b, a);
     }
@@ -249,7 +259,10 @@ fn cegis_finds_tests_as_small_as_enumeration() {
     };
     let d = distinguish(&model("Spec"), &model("SSO"), &c_opts, &mut |_| {}).unwrap();
     assert!(d.witness.is_none() && !d.timed_out);
-    assert!(d.layers.iter().all(|l| l.unknown == 0 && l.templates.is_some()));
+    assert!(d
+        .layers
+        .iter()
+        .all(|l| l.unknown == 0 && l.templates.is_some()));
 }
 
 /// A time limit ends the search as undecided, never as "none".
