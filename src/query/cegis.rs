@@ -356,6 +356,14 @@ pub(crate) fn search(
                 });
                 let built = build(&g, shape);
                 let (prog, tmpl) = compile(&built, threads).map_err(SearchError::Recheck)?;
+                // No solver call may outlast the time limit.
+                let smt = SmtOptions {
+                    timeout_ms: deadline.map(|d| {
+                        let left = d.saturating_duration_since(Instant::now()).as_millis();
+                        left.clamp(1, u32::MAX as u128) as u32
+                    }),
+                    ..smt.clone()
+                };
                 let r = synth::synthesize(&prog, &tmpl, strong, weak, &smt, deadline);
                 done += 1;
                 match r {
