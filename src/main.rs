@@ -651,8 +651,13 @@ fn include(args: &IncludeArgs) -> ExitCode {
         );
     } else if let Some(r) = &bounded {
         println!();
+        let how = if r.layers.iter().any(|l| l.templates.is_some()) {
+            "one template per control-flow shape, decided by CEGIS"
+        } else {
+            "one program per symmetry orbit"
+        };
         println!(
-            "bounded check, every program up to {} lanes and {} instructions (grammar: {}; one program per symmetry orbit):",
+            "bounded check, every program up to {} lanes and {} instructions (grammar: {}; {how}):",
             r.max_threads, r.max_size, r.grammar
         );
         print!("{}", layers_text(&r.layers));
