@@ -592,17 +592,36 @@ fn write_witness(path: &Option<PathBuf>, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The two models and the search options of `include` and `distinguish`.
+fn search_setup(
+    a: &str,
+    b: &str,
+    grammar: &GrammarArgs,
+    threads: u32,
+    size: usize,
+) -> Result<
+    (
+        tangle::model::Model,
+        tangle::model::Model,
+        query::include::SearchOptions,
+    ),
+    String,
+> {
+    Ok((
+        model_arg(a)?,
+        model_arg(b)?,
+        grammar.options(threads, size)?,
+    ))
+}
+
 fn include(args: &IncludeArgs) -> ExitCode {
     let fail = |e: String| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let (a, b) = match model_arg(&args.a).and_then(|a| Ok((a, model_arg(&args.b)?))) {
-        Ok(pair) => pair,
-        Err(e) => return fail(e),
-    };
-    let opts = match args.grammar.options(args.threads, args.size) {
-        Ok(o) => o,
+    let (a, b, opts) = match search_setup(&args.a, &args.b, &args.grammar, args.threads, args.size)
+    {
+        Ok(s) => s,
         Err(e) => return fail(e),
     };
     let proof = query::include_proof::unbounded(&a, &b);
@@ -699,12 +718,15 @@ fn distinguish(args: &DistinguishArgs) -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let (a, b) = match model_arg(&args.a).and_then(|a| Ok((a, model_arg(&args.b)?))) {
-        Ok(pair) => pair,
-        Err(e) => return fail(e),
-    };
-    let opts = match args.grammar.options(args.max_threads, args.max_size) {
-        Ok(o) => o,
+    let setup = search_setup(
+        &args.a,
+        &args.b,
+        &args.grammar,
+        args.max_threads,
+        args.max_size,
+    );
+    let (a, b, opts) = match setup {
+        Ok(s) => s,
         Err(e) => return fail(e),
     };
     let mut progress = progress_printer();

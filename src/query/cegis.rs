@@ -25,7 +25,6 @@ use crate::ir::Program;
 use crate::model::Model;
 use crate::syntax;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::time::Instant;
 
 /// The control structure of a program, simple statements left open.
@@ -119,7 +118,10 @@ impl Builder<'_> {
                     let mut alts: Vec<(Stmt, String)> = Vec::new();
                     for &l in &self.g.locs {
                         for &v in &self.g.values {
-                            alts.push((Stmt::Store(l, Val::Lit(v)), format!("{} = {v};", text(l))));
+                            alts.push((
+                                Stmt::Store(l, Val::Lit(v)),
+                                format!("{} = {v};", l.text()),
+                            ));
                         }
                     }
                     let mut op_stores = Vec::new();
@@ -129,7 +131,7 @@ impl Builder<'_> {
                                 op_stores.push((alts.len() as u32, k, i));
                                 alts.push((
                                     Stmt::Store(l, Val::OpResult),
-                                    format!("{} = s{i};", text(l)),
+                                    format!("{} = s{i};", l.text()),
                                 ));
                             }
                         }
@@ -138,13 +140,13 @@ impl Builder<'_> {
                         self.regs.push(format!("r{j}"));
                     }
                     for &l in &self.g.locs {
-                        alts.push((Stmt::Load(l), format!("r{j} = {};", text(l))));
+                        alts.push((Stmt::Load(l), format!("r{j} = {};", l.text())));
                     }
                     if !self.g.ops.is_empty() {
                         self.regs.push(format!("s{j}"));
                     }
                     for &o in &self.g.ops {
-                        alts.push((Stmt::SgOp(o), format!("s{j} = {};", op_text(o))));
+                        alts.push((Stmt::SgOp(o), format!("s{j} = {};", o.text())));
                     }
                     if self.g.barrier {
                         alts.push((Stmt::Barrier, "subgroupBarrier();".to_string()));
@@ -190,23 +192,6 @@ impl Builder<'_> {
     }
 }
 
-fn text(l: Loc) -> &'static str {
-    match l {
-        Loc::X => "x",
-        Loc::Y => "y",
-        Loc::Own => "slots[lane]",
-        Loc::Next => "slots[next]",
-    }
-}
-
-fn op_text(o: enumerate::Op) -> &'static str {
-    match o {
-        enumerate::Op::Add => "subgroupAdd(1)",
-        enumerate::Op::All => "subgroupAll(true)",
-        enumerate::Op::Elect => "subgroupElect()",
-    }
-}
-
 fn build(g: &Grammar, shape: &[Shape]) -> Built {
     let threads = g.threads;
     let mut b = Builder {
@@ -217,32 +202,13 @@ fn build(g: &Grammar, shape: &[Shape]) -> Built {
         regs: Vec::new(),
     };
     b.walk(shape, 0, Vec::new());
-    let mut body = String::new();
-    let _ = writeln!(body, "threads {threads}");
-    let mut globals = Vec::new();
-    let uses = |ls: &[Loc]| g.locs.iter().any(|l| ls.contains(l));
-    if uses(&[Loc::X]) {
-        let _ = writeln!(body, "global x");
-        globals.push(("x".to_string(), 1));
+    let mut uses = [false; 3];
+    for l in &g.locs {
+        uses[l.global()] = true;
     }
-    if uses(&[Loc::Y]) {
-        let _ = writeln!(body, "global y");
-        globals.push(("y".to_string(), 1));
-    }
-    if uses(&[Loc::Own, Loc::Next]) {
-        let _ = writeln!(body, "global slots[{threads}]");
-        globals.push(("slots".to_string(), threads));
-    }
-    body.push_str("\nkernel {\n");
-    let mut before = body.lines().count();
-    if g.locs.contains(&Loc::Next) {
-        let _ = writeln!(body, "  next = (lane + 1) % {threads};");
-        before += 1;
-    }
-    for l in &b.lines {
-        let _ = writeln!(body, "{l}");
-    }
-    body.push_str("}\n");
+    let stmts: String = b.lines.iter().map(|l| format!("{l}\n")).collect();
+    let (body, globals, before) =
+        enumerate::frame(threads, uses, g.locs.contains(&Loc::Next), &stmts);
     Built {
         rendered: Rendered {
             body,
@@ -319,6 +285,15 @@ fn instantiate(shape: &[Shape], built: &Built, choice: &[u32]) -> Vec<Stmt> {
     go(shape, built, choice, &mut 0)
 }
 
+/// How the templates of one layer ended.
+enum Stop {
+    /// Every template decided, none distinguishing.
+    Exhausted,
+    TimedOut,
+    /// A distinguishing program (the layer's remaining templates not tried).
+    Found(Vec<Stmt>),
+}
+
 /// Walks the layers in (lanes, size) order, deciding every template of a layer by CEGIS;
 /// stops at the first distinguishing program.
 pub(crate) fn search(
@@ -345,6 +320,7 @@ pub(crate) fn search(
             let all = shapes(size, g.max_depth);
             let mut layer = Layer::cegis(threads, size, all.len() as u64);
             let mut rounds = 0u64;
+            let mut stop = Stop::Exhausted;
             for shape in &all {
                 progress(&Progress {
                     threads,
@@ -371,16 +347,9 @@ pub(crate) fn search(
                     Synthesis::Unknown { why, rounds: n } => {
                         rounds += n;
                         layer.unknown += 1;
-                        let timed_out = deadline.is_some_and(|d| Instant::now() > d);
-                        if timed_out {
-                            layer.rounds = Some(rounds);
-                            layer.seconds = include::secs(layer_start.elapsed());
-                            layers.push(layer);
-                            return Ok(Search {
-                                layers,
-                                witness: None,
-                                timed_out: true,
-                            });
+                        if deadline.is_some_and(|d| Instant::now() > d) {
+                            stop = Stop::TimedOut;
+                            break;
                         }
                         tracing::warn!(threads, size, %why, "undecided template");
                     }
@@ -388,25 +357,8 @@ pub(crate) fn search(
                         choice, rounds: n, ..
                     } => {
                         rounds += n;
-                        layer.rounds = Some(rounds);
-                        layer.seconds = include::secs(layer_start.elapsed());
-                        layers.push(layer);
-                        let p = instantiate(shape, &built, &choice);
-                        let d = include::differ(&p, threads, strong, weak, opts)
-                            .map_err(SearchError::Recheck)?
-                            .ok_or_else(|| {
-                                SearchError::Recheck(format!(
-                                    "CEGIS found a program the engines do not confirm:\n{}",
-                                    enumerate::render(&p, threads).body
-                                ))
-                            })?;
-                        let notes = include::smallest_notes(threads, opts, &g);
-                        let w = include::witness(&p, threads, strong, weak, &d, origin, notes)?;
-                        return Ok(Search {
-                            layers,
-                            witness: Some(w),
-                            timed_out: false,
-                        });
+                        stop = Stop::Found(instantiate(shape, &built, &choice));
+                        break;
                     }
                 }
             }
@@ -414,6 +366,33 @@ pub(crate) fn search(
             layer.rounds = Some(rounds);
             layer.seconds = include::secs(layer_start.elapsed());
             layers.push(layer);
+            match stop {
+                Stop::Exhausted => {}
+                Stop::TimedOut => {
+                    return Ok(Search {
+                        layers,
+                        witness: None,
+                        timed_out: true,
+                    })
+                }
+                Stop::Found(p) => {
+                    let d = include::differ(&p, threads, strong, weak, opts)
+                        .map_err(SearchError::Recheck)?
+                        .ok_or_else(|| {
+                            SearchError::Recheck(format!(
+                                "CEGIS found a program the engines do not confirm:\n{}",
+                                enumerate::render(&p, threads).body
+                            ))
+                        })?;
+                    let notes = include::smallest_notes(threads, opts, &g);
+                    let w = include::witness(&p, threads, strong, weak, &d, origin, notes)?;
+                    return Ok(Search {
+                        layers,
+                        witness: Some(w),
+                        timed_out: false,
+                    });
+                }
+            }
         }
     }
     progress(&Progress {

@@ -55,7 +55,7 @@ pub enum Loc {
 impl Loc {
     pub const ALL: [Loc; 4] = [Loc::X, Loc::Y, Loc::Own, Loc::Next];
 
-    fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Loc::X => "x",
             Loc::Y => "y",
@@ -64,7 +64,7 @@ impl Loc {
         }
     }
     /// The global it belongs to: 0 x, 1 y, 2 slots.
-    fn global(self) -> usize {
+    pub(crate) fn global(self) -> usize {
         match self {
             Loc::X => 0,
             Loc::Y => 1,
@@ -107,7 +107,7 @@ pub enum Op {
 impl Op {
     pub const ALL: [Op; 3] = [Op::Add, Op::All, Op::Elect];
 
-    fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Op::Add => "subgroupAdd(1)",
             Op::All => "subgroupAll(true)",
@@ -610,6 +610,40 @@ impl Printer {
     }
 }
 
+/// The text around a kernel's statements: `threads`, the globals in use (`uses`: x, y,
+/// slots), the kernel block with the definition of `next` when it is used, then `stmts`
+/// (indented lines, each ending in a newline). Returns the body, the declared globals and the
+/// number of body lines before the first line of `stmts`.
+pub(crate) fn frame(
+    threads: u32,
+    uses: [bool; 3],
+    next: bool,
+    stmts: &str,
+) -> (String, Vec<(String, u32)>, usize) {
+    let mut body = String::new();
+    let _ = writeln!(body, "threads {threads}");
+    let mut globals = Vec::new();
+    for (i, name) in ["x", "y", "slots"].into_iter().enumerate() {
+        if uses[i] {
+            if i == 2 {
+                let _ = writeln!(body, "global slots[{threads}]");
+                globals.push((name.to_string(), threads));
+            } else {
+                let _ = writeln!(body, "global {name}");
+                globals.push((name.to_string(), 1));
+            }
+        }
+    }
+    body.push_str("\nkernel {\n");
+    if next {
+        let _ = writeln!(body, "  next = (lane + 1) % {threads};");
+    }
+    let before = body.lines().count();
+    body.push_str(stmts);
+    body.push_str("}\n");
+    (body, globals, before)
+}
+
 /// Renders a program for `threads` lanes in one subgroup.
 pub fn render(p: &[Stmt], threads: u32) -> Rendered {
     let mut pr = Printer {
@@ -621,26 +655,7 @@ pub fn render(p: &[Stmt], threads: u32) -> Rendered {
         next: false,
     };
     pr.stmts(p, 0, None);
-    let mut body = String::new();
-    let _ = writeln!(body, "threads {threads}");
-    let mut globals = Vec::new();
-    for (i, name) in ["x", "y", "slots"].into_iter().enumerate() {
-        if pr.uses[i] {
-            if i == 2 {
-                let _ = writeln!(body, "global slots[{threads}]");
-                globals.push((name.to_string(), threads));
-            } else {
-                let _ = writeln!(body, "global {name}");
-                globals.push((name.to_string(), 1));
-            }
-        }
-    }
-    body.push_str("\nkernel {\n");
-    if pr.next {
-        let _ = writeln!(body, "  next = (lane + 1) % {threads};");
-    }
-    body.push_str(&pr.out);
-    body.push_str("}\n");
+    let (body, globals, _) = frame(threads, pr.uses, pr.next, &pr.out);
     Rendered {
         body,
         regs: pr.regs,

@@ -483,12 +483,13 @@ impl<'p> Encoding<'p> {
         }
     }
 
-    /// Template mode: `c` is defined as `def` (asserted, and recorded for [`synth`]).
+    /// `c` is defined as `def`; in template mode the definition is also recorded for
+    /// [`synth`].
     fn define(&mut self, c: &BV, def: &BV) {
+        self.solver.assert(c.eq(def));
         if self.present.is_empty() {
             return;
         }
-        self.solver.assert(c.eq(def));
         self.defs.push((
             z3::ast::Dynamic::from_ast(c),
             z3::ast::Dynamic::from_ast(def),
@@ -783,11 +784,7 @@ impl<'p> Encoding<'p> {
             };
             let ld = &self.mem[l];
             let g = &prog.globals[ld.global as usize];
-            let stores: Vec<usize> = (0..n)
-                .filter(|&s| {
-                    s != l && self.mem[s].global == ld.global && self.mem[s].write.is_some()
-                })
-                .collect();
+            let stores = self.stores_to(ld.global, Some(l));
             let same = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&ld.index)]);
             let source = self.time_var(format!("source_t{}_b{}_p{}", ld.thread, ld.block, ld.pos));
             let from_init = Bool::new_const(format!(
@@ -830,11 +827,7 @@ impl<'p> Encoding<'p> {
             };
             let ld = &self.mem[l];
             let g = &prog.globals[ld.global as usize];
-            let stores: Vec<usize> = (0..n)
-                .filter(|&s| {
-                    s != l && self.mem[s].global == ld.global && self.mem[s].write.is_some()
-                })
-                .collect();
+            let stores = self.stores_to(ld.global, Some(l));
             let before = |s: usize| {
                 let st = &self.mem[s];
                 and(&[&st.guard, &st.index.eq(&ld.index), &st.ts.lt(&ld.ts)])
@@ -842,6 +835,15 @@ impl<'p> Encoding<'p> {
             let def = self.latest(&stores, &before, init_value(g, &ld.index));
             self.define(&val, &def);
         }
+    }
+
+    /// The stores (and atomics) to `global`, other than the access `except`.
+    fn stores_to(&self, global: u32, except: Option<usize>) -> Vec<usize> {
+        (0..self.mem.len())
+            .filter(|&s| {
+                Some(s) != except && self.mem[s].global == global && self.mem[s].write.is_some()
+            })
+            .collect()
     }
 
     /// The value written by the latest of `stores` satisfying `hits`, else `init`.
@@ -1090,32 +1092,11 @@ impl<'p> Encoding<'p> {
             .expect("observable cells exist");
         let idx = bv(cell - g.base);
         let fin = BV::new_const(format!("final_{}", prog.cell_name(cell)), 32);
-        let stores: Vec<usize> = (0..self.mem.len())
-            .filter(|&s| self.mem[s].global == gi as u32 && self.mem[s].write.is_some())
-            .collect();
+        let stores = self.stores_to(gi as u32, None);
         let hits = |s: usize| and(&[&self.mem[s].guard, &self.mem[s].index.eq(&idx)]);
-        if !self.present.is_empty() {
-            let init = bv(g.init[(cell - g.base) as usize]);
-            let def = self.latest(&stores, &hits, init);
-            self.define(&fin, &def);
-            return fin;
-        }
-        let mut none = Vec::new();
-        for &s in &stores {
-            let mut last = vec![hits(s)];
-            for &s2 in &stores {
-                if s2 != s {
-                    last.push(hits(s2).implies(self.mem[s2].ts.lt(&self.mem[s].ts)));
-                }
-            }
-            let refs: Vec<&Bool> = last.iter().collect();
-            let w = self.mem[s].write.as_ref().expect("a store");
-            self.solver.assert(and(&refs).implies(fin.eq(w)));
-            none.push(hits(s).not());
-        }
-        let refs: Vec<&Bool> = none.iter().collect();
-        self.solver
-            .assert(and(&refs).implies(fin.eq(bv(g.init[(cell - g.base) as usize]))));
+        let init = bv(g.init[(cell - g.base) as usize]);
+        let def = self.latest(&stores, &hits, init);
+        self.define(&fin, &def);
         fin
     }
 

@@ -39,6 +39,31 @@ pub struct Template {
     pub requires: Vec<((usize, u32), Vec<Cond>)>,
 }
 
+/// Presence literal and slot of each optional instruction, as [`Encoding::with_optional`]
+/// takes them.
+type Optional = HashMap<(BlockId, u32), (Bool, usize)>;
+
+impl Template {
+    /// One selector per slot (`sel_J`: the index of the alternative chosen), and the
+    /// optional instructions behind them.
+    fn selectors(&self) -> (Vec<Int>, Optional) {
+        let sel: Vec<Int> = (0..self.arity.len())
+            .map(|j| Int::new_const(format!("sel_{j}")))
+            .collect();
+        let present = self
+            .at
+            .iter()
+            .map(|(&k, &(j, a))| (k, (chosen(&sel, j, a), j)))
+            .collect();
+        (sel, present)
+    }
+}
+
+/// Slot `slot` holds alternative `alt`.
+fn chosen(sel: &[Int], slot: usize, alt: u32) -> Bool {
+    sel[slot].eq(Int::from_u64(alt as u64))
+}
+
 /// A condition on one slot's choice: its alternative is in `alts` (or, with `negated`, is not).
 #[derive(Clone, Debug)]
 pub struct Cond {
@@ -71,14 +96,8 @@ pub fn synthesize(
     opts: &SmtOptions,
     deadline: Option<Instant>,
 ) -> Synthesis {
-    let sel: Vec<Int> = (0..t.arity.len())
-        .map(|j| Int::new_const(format!("sel_{j}")))
-        .collect();
-    let is = |slot: usize, alt: u32| sel[slot].eq(Int::from_u64(alt as u64));
-    let present: HashMap<(BlockId, u32), (Bool, usize)> =
-        t.at.iter()
-            .map(|(&k, &(j, a))| (k, (is(j, a), j)))
-            .collect();
+    let (sel, present) = t.selectors();
+    let is = |slot: usize, alt: u32| chosen(&sel, slot, alt);
     let models = [strong.clone(), weak.clone()];
     let syn = Encoding::with_optional(prog, &models, opts, present.clone());
     let ver = Encoding::with_optional(prog, &models, opts, present);
@@ -165,8 +184,8 @@ pub fn synthesize(
             .iter()
             .map(|o| super::model_u32(&m, o))
             .collect();
-        let chosen: Vec<Bool> = choice.iter().enumerate().map(|(j, &a)| is(j, a)).collect();
-        let mut cand: Vec<&Bool> = chosen.iter().collect();
+        let picked: Vec<Bool> = choice.iter().enumerate().map(|(j, &a)| is(j, a)).collect();
+        let mut cand: Vec<&Bool> = picked.iter().collect();
         let reached = ver.is_outcome(&outcome);
         cand.push(&reached);
         let q = Bool::fresh_const("cegis_candidate");
@@ -229,7 +248,7 @@ pub fn synthesize(
         syn.solver.assert(and(&all).not());
         // And the candidate itself (implied by the above when the model is total; stated so
         // that every round makes progress whatever the solver's model completion did).
-        let mut blocked: Vec<&Bool> = chosen.iter().collect();
+        let mut blocked: Vec<&Bool> = picked.iter().collect();
         let out = syn.is_outcome(&outcome);
         blocked.push(&out);
         syn.solver.assert(and(&blocked).not());
@@ -273,16 +292,10 @@ pub fn outcomes_of_choice(
     choice: &[u32],
     opts: &SmtOptions,
 ) -> super::SmtOutcomes {
-    let sel: Vec<Int> = (0..t.arity.len())
-        .map(|j| Int::new_const(format!("sel_{j}")))
-        .collect();
-    let present: HashMap<(BlockId, u32), (Bool, usize)> =
-        t.at.iter()
-            .map(|(&k, &(j, a))| (k, (sel[j].eq(Int::from_u64(a as u64)), j)))
-            .collect();
+    let (sel, present) = t.selectors();
     let enc = Encoding::with_optional(prog, std::slice::from_ref(m), opts, present);
     for (j, &a) in choice.iter().enumerate() {
-        enc.solver.assert(sel[j].eq(Int::from_u64(a as u64)));
+        enc.solver.assert(chosen(&sel, j, a));
     }
     enc.outcomes(m, opts.max_outcomes)
 }
