@@ -13,6 +13,7 @@
 //! assert_eq!(a.verdict, tangle::query::Verdict::Forbidden);
 //! ```
 
+pub mod budget;
 pub mod engine;
 pub mod eval;
 pub mod gen;

@@ -309,6 +309,7 @@ pub(crate) fn search(
         timeout_ms: None,
         max_outcomes: opts.max_outcomes,
         time_bits: 0,
+        ..SmtOptions::default()
     };
     let mut layers = Vec::new();
     let mut rounds_total = 0u64;
@@ -523,6 +524,7 @@ mod agreement {
                     for m in Model::builtin() {
                         let t = synth::outcomes_of_choice(&prog, &tmpl, &m, &choice, &opts);
                         let want = smt::Encoding::new(&cprog, std::slice::from_ref(&m), &opts)
+                            .expect("no budget is set")
                             .outcomes(&m, 4096);
                         let mut got: Vec<Vec<u32>> = t
                             .outcomes

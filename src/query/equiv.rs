@@ -181,6 +181,8 @@ pub enum EquivError {
     Incompatible(String),
     #[error("{which}: {err}")]
     Compile { which: String, err: QueryError },
+    #[error("undecided: {0}")]
+    Exhausted(#[from] crate::budget::Exhausted),
 }
 
 /// Are P and Q equivalent (or, with `refines`, is every outcome of P an outcome of Q) under
@@ -209,8 +211,8 @@ pub fn equiv(
         max_outcomes: opts.max_outcomes,
         ..SmtOptions::default()
     };
-    let pe = Encoding::new(&pp, models, &so);
-    let qe = Encoding::new(&qp, models, &so);
+    let pe = Encoding::new(&pp, models, &so)?;
+    let qe = Encoding::new(&qp, models, &so)?;
     let question = if refines {
         Question::Refines
     } else {

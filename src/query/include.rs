@@ -441,7 +441,8 @@ pub fn differ(
         (true, false) => {
             // The strong set by the explorer, then one solver call for the weak model.
             let s = explore_set(&prog, strong, opts)?;
-            let enc = smt::Encoding::new(&prog, std::slice::from_ref(weak), &smt_opts);
+            let enc = smt::Encoding::new(&prog, std::slice::from_ref(weak), &smt_opts)
+                .map_err(|e| e.to_string())?;
             let sv: Vec<Vec<u32>> = s.iter().cloned().collect();
             let w = enc.outcomes_except(weak, &sv, 1);
             if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {
@@ -453,7 +454,8 @@ pub fn differ(
             // The weak set by the explorer, then one solver call per weak outcome; the
             // strong set is enumerated only when a difference is found.
             let w = explore_set(&prog, weak, opts)?;
-            let enc = smt::Encoding::new(&prog, std::slice::from_ref(strong), &smt_opts);
+            let enc = smt::Encoding::new(&prog, std::slice::from_ref(strong), &smt_opts)
+                .map_err(|e| e.to_string())?;
             let mut extra = None;
             for o in &w {
                 match enc.reaches(strong, o) {
@@ -475,7 +477,8 @@ pub fn differ(
         }
         (false, false) => {
             // One encoding answers both models.
-            let enc = smt::Encoding::new(&prog, &[strong.clone(), weak.clone()], &smt_opts);
+            let enc = smt::Encoding::new(&prog, &[strong.clone(), weak.clone()], &smt_opts)
+                .map_err(|e| e.to_string())?;
             let s = complete(enc.outcomes(strong, opts.max_outcomes), strong)?;
             let w = enc.outcomes_except(weak, &s, 1);
             if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {

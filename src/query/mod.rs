@@ -50,8 +50,11 @@ pub struct Options {
     pub engine: Engine,
     /// Explorer state budget.
     pub max_states: usize,
-    /// SMT: per solver call, in milliseconds.
+    /// Time budget of one test's analysis (all its models), in milliseconds: unrolling,
+    /// encoding, solving and exploring all count.
     pub timeout_ms: Option<u32>,
+    /// Memory budget of the process during the analysis, in MiB (both engines).
+    pub max_memory_mib: Option<u64>,
     /// SMT: enumerate every outcome (not only the verdict's).
     pub want_outcomes: bool,
     /// SMT: most outcomes to enumerate.
@@ -67,6 +70,7 @@ impl Default for Options {
             engine: Engine::Smt,
             max_states: ExploreOptions::default().max_states,
             timeout_ms: None,
+            max_memory_mib: Some(crate::budget::DEFAULT_MAX_MEMORY_MIB),
             want_outcomes: true,
             max_outcomes: 256,
             time_bits: 0,
@@ -95,6 +99,7 @@ impl Options {
     pub fn smt_options(&self) -> SmtOptions {
         SmtOptions {
             timeout_ms: self.timeout_ms,
+            max_memory_mib: self.max_memory_mib,
             max_outcomes: self.max_outcomes,
             time_bits: self.time_bits,
         }
@@ -222,6 +227,8 @@ impl Analysis {
 pub enum QueryError {
     #[error("{0}")]
     Unroll(#[from] ir::UnrollError),
+    #[error("{0}")]
+    Exhausted(#[from] crate::budget::Exhausted),
 }
 
 /// Lowers and unrolls a test.
@@ -272,7 +279,20 @@ pub fn analyse_models(
             .collect(),
         Engine::Smt => {
             let start = Instant::now();
-            let enc = smt::Encoding::new(prog, models, &opts.smt_options());
+            let enc = match smt::Encoding::new(prog, models, &opts.smt_options()) {
+                Ok(enc) => enc,
+                Err(why) => {
+                    return models
+                        .iter()
+                        .map(|m| {
+                            let mut a = blank(test, prog, m, opts);
+                            a.verdict = Verdict::Unknown(why.to_string());
+                            a.millis = duration_ms(start.elapsed());
+                            a
+                        })
+                        .collect()
+                }
+            };
             let setup = start.elapsed();
             models
                 .iter()

@@ -70,7 +70,7 @@ pub fn thin_air(
         models.well_founded.clone(),
         models.speculative.clone(),
     ];
-    let enc = Encoding::new(&prog, &all, &opts.smt_options());
+    let enc = Encoding::new(&prog, &all, &opts.smt_options())?;
     let mut incomplete = Vec::new();
     if !matches!(enc.cut(models.symbolic), Answer::No) {
         incomplete.push(format!(

@@ -19,7 +19,8 @@
 //! pair, so the loop terminates on a finite template. This module answers for one template;
 //! the iterative deepening over templates is `query::cegis`.
 
-use super::{and, Answer, Encoding, SmtOptions};
+use super::terms::and;
+use super::{Answer, Encoding, SmtOptions};
 use crate::ir::{BlockId, Program};
 use crate::model::Model;
 use std::collections::{HashMap, HashSet};
@@ -99,8 +100,16 @@ pub fn synthesize(
     let (sel, present) = t.selectors();
     let is = |slot: usize, alt: u32| chosen(&sel, slot, alt);
     let models = [strong.clone(), weak.clone()];
-    let syn = Encoding::with_optional(prog, &models, opts, present.clone());
-    let ver = Encoding::with_optional(prog, &models, opts, present);
+    let encode = |present| Encoding::with_optional(prog, &models, opts, present);
+    let (syn, ver) = match (encode(present.clone()), encode(present)) {
+        (Ok(s), Ok(v)) => (s, v),
+        (Err(e), _) | (_, Err(e)) => {
+            return Synthesis::Unknown {
+                why: e.to_string(),
+                rounds: 0,
+            }
+        }
+    };
     // The choice: one alternative per slot, side conditions respected.
     let mut side = Vec::new();
     for (j, &n) in t.arity.iter().enumerate() {
@@ -111,7 +120,8 @@ pub fn synthesize(
         let cs: Vec<Bool> = conds
             .iter()
             .map(|c| {
-                let any = super::or(&c.alts.iter().map(|&a| is(c.slot, a)).collect::<Vec<_>>());
+                let any =
+                    super::terms::or(&c.alts.iter().map(|&a| is(c.slot, a)).collect::<Vec<_>>());
                 if c.negated {
                     any.not()
                 } else {
@@ -293,7 +303,15 @@ pub fn outcomes_of_choice(
     opts: &SmtOptions,
 ) -> super::SmtOutcomes {
     let (sel, present) = t.selectors();
-    let enc = Encoding::with_optional(prog, std::slice::from_ref(m), opts, present);
+    let enc = match Encoding::with_optional(prog, std::slice::from_ref(m), opts, present) {
+        Ok(e) => e,
+        Err(e) => {
+            return super::SmtOutcomes {
+                outcomes: Vec::new(),
+                incomplete: Some(e.to_string()),
+            }
+        }
+    };
     for (j, &a) in choice.iter().enumerate() {
         enc.solver.assert(chosen(&sel, j, a));
     }

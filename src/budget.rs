@@ -1,0 +1,116 @@
+//! Time and memory budgets, checked in every phase that can grow: unrolling, encoding,
+//! solving and exploring.
+//!
+//! A run that exhausts a budget is not an error: the phase stops and the query answers
+//! `unknown` with the [`Exhausted`] reason (egg's `StopReason`). Memory is measured, not
+//! estimated: the resident set of the whole process (our structures and Z3's), read from
+//! `/proc/self/statm` every few hundred checks, so one number covers both engines.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+/// The default memory budget (MiB): a few GiB, well under the machines we run on.
+pub const DEFAULT_MAX_MEMORY_MIB: u64 = 4096;
+
+/// Why a phase stopped early.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Exhausted {
+    #[error("the time budget ({limit_ms} ms) ran out while {phase}")]
+    Time { limit_ms: u64, phase: &'static str },
+    #[error("the memory budget ({limit_mib} MiB) ran out while {phase} ({used_mib} MiB resident)")]
+    Memory {
+        limit_mib: u64,
+        used_mib: u64,
+        phase: &'static str,
+    },
+}
+
+/// A deadline and a memory ceiling for one analysis.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    start: Instant,
+    time: Option<Duration>,
+    max_memory_mib: Option<u64>,
+    ticks: Cell<u32>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::new(None, Some(DEFAULT_MAX_MEMORY_MIB))
+    }
+}
+
+/// How often (in checks) the resident set is read; reading it costs a system call.
+const MEMORY_EVERY: u32 = 256;
+
+impl Budget {
+    /// A budget starting now.
+    pub fn new(time: Option<Duration>, max_memory_mib: Option<u64>) -> Budget {
+        Budget {
+            start: Instant::now(),
+            time,
+            max_memory_mib,
+            ticks: Cell::new(0),
+        }
+    }
+
+    /// No limits at all (inner searches that keep their own).
+    pub fn unlimited() -> Budget {
+        Budget::new(None, None)
+    }
+
+    pub fn max_memory_mib(&self) -> Option<u64> {
+        self.max_memory_mib
+    }
+
+    /// Time left, if the budget has a deadline (zero once it has passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.time.map(|t| t.saturating_sub(self.start.elapsed()))
+    }
+
+    /// Milliseconds left for one solver call (at least 1, since Z3 reads 0 as "no limit").
+    pub fn solver_ms(&self) -> Option<u32> {
+        self.remaining()
+            .map(|r| r.as_millis().clamp(1, u32::MAX as u128) as u32)
+    }
+
+    /// Stops `phase` if the deadline has passed or, every few calls, if the process holds
+    /// more memory than allowed.
+    pub fn check(&self, phase: &'static str) -> Result<(), Exhausted> {
+        if let Some(t) = self.time {
+            if self.start.elapsed() >= t {
+                return Err(Exhausted::Time {
+                    limit_ms: t.as_millis() as u64,
+                    phase,
+                });
+            }
+        }
+        let n = self.ticks.get().wrapping_add(1);
+        self.ticks.set(n);
+        if n.is_multiple_of(MEMORY_EVERY) {
+            self.check_memory(phase)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the memory ceiling now.
+    pub fn check_memory(&self, phase: &'static str) -> Result<(), Exhausted> {
+        if let (Some(limit), Some(used)) = (self.max_memory_mib, resident_mib()) {
+            if used > limit {
+                return Err(Exhausted::Memory {
+                    limit_mib: limit,
+                    used_mib: used,
+                    phase,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resident memory of this process, in MiB (Linux; `None` elsewhere).
+pub fn resident_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096 / (1024 * 1024))
+}

@@ -1,0 +1,156 @@
+//! From a Z3 model back to an execution: the witness trace, events ordered by time and
+//! collective groups merged into one step.
+
+use super::time::Time;
+use super::Encoding;
+use crate::engine::trace::{At, Effect, Step};
+use crate::ir::unroll::Term;
+use crate::ir::BlockId;
+use crate::model::Model;
+use crate::vocab::{Class, Kind};
+use z3::ast::{Bool, BV};
+
+impl<'p> Encoding<'p> {
+    /// Turns a Z3 model into a witness trace: events ordered by time, collective groups merged.
+    pub(super) fn decode(&self, model: &z3::Model, m: &Model) -> Vec<Step> {
+        let prog = self.prog;
+        let mut events: Vec<(i64, u32, BlockId, u32)> = Vec::new();
+        for t in 0..prog.layout.threads {
+            for (b, block) in prog.blocks.iter().enumerate() {
+                if !model_bool(model, &self.inb[t as usize][b]) {
+                    continue;
+                }
+                for pos in 0..=block.instrs.len() as u32 + 1 {
+                    if let Some(p) = self.present.get(&(b as BlockId, pos)) {
+                        if !model_bool(model, p) {
+                            continue;
+                        }
+                    }
+                    let ts = self.ts[t as usize][b][pos as usize]
+                        .eval(model)
+                        .unwrap_or(0);
+                    events.push((ts, t, b as BlockId, pos));
+                }
+            }
+        }
+        events.sort();
+        let mut steps: Vec<Step> = Vec::new();
+        for (ts, t, b, pos) in events {
+            let block = &prog.blocks[b as usize];
+            let n = block.instrs.len() as u32;
+            let (kind, at) = if pos == 0 {
+                (Kind::Label, At::Label)
+            } else if pos == n + 1 {
+                (Kind::Branch, At::Term)
+            } else {
+                (block.instrs[pos as usize - 1].op.kind(), At::Instr(pos - 1))
+            };
+            let grouped = matches!(m.class(kind), Class::Collective | Class::Speculative)
+                && kind != Kind::Memory;
+            let sg = prog.layout.subgroup_of(t);
+            let effects = self.effects(model, t, b, pos);
+            if let Some(last) = steps.last_mut() {
+                let same_group = grouped
+                    && last.block == b
+                    && last.at == at
+                    && prog.layout.subgroup_of(last.threads[0]) == sg
+                    && last_ts_eq(&self.ts, model, last, ts);
+                if same_group {
+                    last.threads.push(t);
+                    last.effects.extend(effects);
+                    continue;
+                }
+            }
+            steps.push(Step {
+                threads: vec![t],
+                block: b,
+                at,
+                effects,
+            });
+        }
+        steps
+    }
+
+    fn effects(&self, model: &z3::Model, t: u32, b: BlockId, pos: u32) -> Vec<Effect> {
+        let prog = self.prog;
+        let block = &prog.blocks[b as usize];
+        let n = block.instrs.len() as u32;
+        let mut out = Vec::new();
+        if pos == n + 1 {
+            match &block.term {
+                Term::Return => out.push(Effect::Done { thread: t }),
+                _ => {
+                    for (target, c) in &self.edges[t as usize][b as usize] {
+                        if model_bool(model, c) {
+                            out.push(Effect::Goto {
+                                thread: t,
+                                target: *target,
+                            });
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+        if let Some(e) = self
+            .mem
+            .iter()
+            .find(|e| e.thread == t && e.block == b && e.pos == pos)
+        {
+            let g = &prog.globals[e.global as usize];
+            let cell = g.base + model_u32(model, &e.index).min(g.len.saturating_sub(1));
+            match (&e.read, &e.write) {
+                (Some(r), Some(w)) => out.push(Effect::Rmw {
+                    thread: t,
+                    cell,
+                    old: model_u32(model, r),
+                    new: model_u32(model, w),
+                }),
+                (Some(r), None) => {
+                    let reg = self.written.get(&(t, b, pos)).map_or(0, |w| w.0);
+                    out.push(Effect::Read {
+                        thread: t,
+                        reg,
+                        cell,
+                        value: model_u32(model, r),
+                    })
+                }
+                (None, Some(w)) => out.push(Effect::Write {
+                    thread: t,
+                    cell,
+                    value: model_u32(model, w),
+                }),
+                (None, None) => {}
+            }
+            return out;
+        }
+        if let Some((reg, v)) = self.written.get(&(t, b, pos)) {
+            out.push(Effect::Reg {
+                thread: t,
+                reg: *reg,
+                value: model_u32(model, v),
+            });
+        }
+        out
+    }
+}
+
+fn last_ts_eq(ts: &[Vec<Vec<Time>>], model: &z3::Model, last: &Step, t: i64) -> bool {
+    let pos = match last.at {
+        At::Label => 0,
+        At::Instr(i) => i as usize + 1,
+        At::Term | At::Resolve(_) => ts[last.threads[0] as usize][last.block as usize].len() - 1,
+    };
+    ts[last.threads[0] as usize][last.block as usize][pos].eval(model) == Some(t)
+}
+
+pub(super) fn model_u32(model: &z3::Model, v: &BV) -> u32 {
+    model.eval(v, true).and_then(|x| x.as_u64()).unwrap_or(0) as u32
+}
+
+pub(super) fn model_bool(model: &z3::Model, b: &Bool) -> bool {
+    model
+        .eval(b, true)
+        .and_then(|x| x.as_bool())
+        .unwrap_or(false)
+}

@@ -1,0 +1,294 @@
+//! When events may happen: the per-class timing constraints of semantics.md §3, each behind
+//! its (kind, class) assumption literal, plus the leaving events of §2 and workgroup
+//! barriers.
+//!
+//! For an event of dynamic block db = (subgroup, block instance):
+//! - synchronous: a start time S with every member's previous event before S, every member's
+//!   event at or after S, and every non-member's *leaving event* for db before S;
+//! - collective: members share one time G (memory: a contiguous slot [G, G+|T(db)|) that no
+//!   conflicting access enters), previous events and leaving events before G;
+//! - speculative: collective without the leaving-event condition (T(db) is the final set);
+//! - lazy: members issue alone; a resolution time R after every issue and every non-member's
+//!   leaving event; every read of the result register comes after R;
+//! - independent, symbolic: nothing.
+//!
+//! Constraints whose premise folds to `false` (a thread that cannot be in the block, a
+//! member that certainly is) are never built.
+
+use super::terms::{and, implies, is_false, is_true, or};
+use super::time::Time;
+use super::Encoding;
+use crate::budget::{Budget, Exhausted};
+use crate::eval::UbKind;
+use crate::ir::unroll::Term;
+use crate::ir::{BlockId, Op, Target};
+use crate::vocab::{Class, Kind};
+use std::collections::{BTreeSet, HashMap};
+use z3::ast::Bool;
+
+impl<'p> Encoding<'p> {
+    /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
+    /// is no longer reachable (only meaningful when `w` does not enter `b`).
+    pub(super) fn leave(&self, w: u32, b: BlockId) -> Time {
+        let prog = self.prog;
+        let wi = w as usize;
+        let mut acc = Time::konst(-1, self.time_bits);
+        for p in 0..b as usize {
+            if is_false(&self.inb[wi][p]) || !prog.reaches(p as BlockId, b) {
+                continue;
+            }
+            let conds: Vec<Bool> = match &prog.blocks[p].term {
+                Term::Return => vec![self.inb[wi][p].clone()],
+                _ => self.edges[wi][p]
+                    .iter()
+                    .filter(|(t, _)| match t {
+                        Target::Cut => true,
+                        Target::Block(t) => *t != b && !prog.reaches(*t, b),
+                    })
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+            };
+            let any = or(&conds);
+            if is_false(&any) {
+                continue;
+            }
+            let term = self.ts[wi][p].last().expect("terminator").clone();
+            acc = Time::ite(&any, &term, &acc);
+        }
+        acc
+    }
+
+    /// Per-class timing constraints, each behind its (kind, class) literal.
+    pub(super) fn timing(
+        &mut self,
+        used: &BTreeSet<(Kind, Class)>,
+        resolve: &HashMap<(u32, BlockId, u32), Time>,
+        budget: &Budget,
+    ) -> Result<(), Exhausted> {
+        let prog = self.prog;
+        let lay = prog.layout;
+        let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
+        let mut cs: Vec<Bool> = Vec::new();
+        for sg in 0..lay.subgroups() {
+            let threads: Vec<u32> = lay.subgroup_threads(sg).collect();
+            for (b, block) in prog.blocks.iter().enumerate() {
+                budget.check("encoding the models' timing constraints")?;
+                let bid = b as BlockId;
+                let in_block: Vec<Bool> = threads
+                    .iter()
+                    .map(|&u| self.inb[u as usize][b].clone())
+                    .collect();
+                if in_block.iter().all(is_false) {
+                    continue;
+                }
+                let n = block.instrs.len() as u32;
+                for pos in 0..=n + 1 {
+                    let members: Vec<Bool> = match self.present.get(&(bid, pos)) {
+                        Some(p) => in_block.iter().map(|m| and(&[m, p])).collect(),
+                        None => in_block.clone(),
+                    };
+                    let any = or(&members);
+                    if is_false(&any) {
+                        continue;
+                    }
+                    let (kind, op) = if pos == 0 {
+                        (Kind::Label, None)
+                    } else if pos == n + 1 {
+                        (Kind::Branch, None)
+                    } else {
+                        let op = &block.instrs[pos as usize - 1].op;
+                        (op.kind(), Some(op))
+                    };
+                    if matches!(op, Some(Op::WorkgroupBarrier)) || kind == Kind::Local {
+                        continue;
+                    }
+                    let ev = |u: u32| self.ts[u as usize][b][pos as usize].clone();
+                    let before = self.prev_pos(bid, pos) as usize;
+                    let prev = |u: u32| {
+                        if pos == 0 {
+                            self.prev_label[u as usize][b].clone()
+                        } else {
+                            self.ts[u as usize][b][before].clone()
+                        }
+                    };
+                    for (&(k, class), lit) in &self.lits {
+                        if k != kind || !used.contains(&(k, class)) {
+                            continue;
+                        }
+                        // Every non-member's leaving event for db is before `time`.
+                        let mut leaves_before = |time: &Time, cs: &mut Vec<Bool>| {
+                            for (&w, m) in threads.iter().zip(&members) {
+                                if is_true(m) {
+                                    continue;
+                                }
+                                let premise = and(&[lit, &any, &m.not()]);
+                                if is_false(&premise) {
+                                    continue;
+                                }
+                                let l = leave_cache
+                                    .entry((w, bid))
+                                    .or_insert_with(|| self.leave(w, bid))
+                                    .clone();
+                                cs.push(implies(&premise, &l.lt(time)));
+                            }
+                        };
+                        match class {
+                            Class::Independent | Class::Symbolic => {}
+                            Class::Synchronous => {
+                                let pt = self.point(bid, pos);
+                                let s = self.time_var(format!("start_sg{sg}_b{b}_{pt}"));
+                                for (&u, m) in threads.iter().zip(&members) {
+                                    if is_false(m) {
+                                        continue;
+                                    }
+                                    cs.push(implies(
+                                        &and(&[lit, m]),
+                                        &and(&[&s.le(&ev(u)), &prev(u).lt(&s)]),
+                                    ));
+                                }
+                                leaves_before(&s, &mut cs);
+                            }
+                            Class::Collective | Class::Speculative => {
+                                let pt = self.point(bid, pos);
+                                let g = self.time_var(format!("group_sg{sg}_b{b}_{pt}"));
+                                if kind == Kind::Memory {
+                                    self.collective_slot(
+                                        sg, bid, pos, &threads, &members, &g, lit, &any, &mut cs,
+                                    );
+                                    for (&u, m) in threads.iter().zip(&members) {
+                                        if !is_false(m) {
+                                            cs.push(implies(&and(&[lit, m]), &prev(u).lt(&g)));
+                                        }
+                                    }
+                                } else {
+                                    for (&u, m) in threads.iter().zip(&members) {
+                                        if !is_false(m) {
+                                            cs.push(implies(&and(&[lit, m]), &ev(u).eq(&g)));
+                                        }
+                                    }
+                                }
+                                if class == Class::Collective {
+                                    leaves_before(&g, &mut cs);
+                                }
+                            }
+                            Class::Lazy => {
+                                let Some(r) = resolve.get(&(sg, bid, pos)).cloned() else {
+                                    continue;
+                                };
+                                for (&u, m) in threads.iter().zip(&members) {
+                                    if !is_false(m) {
+                                        cs.push(implies(&and(&[lit, m]), &ev(u).lt(&r)));
+                                    }
+                                }
+                                leaves_before(&r, &mut cs);
+                            }
+                        }
+                    }
+                    for c in cs.drain(..) {
+                        self.assert(&c);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Collective memory: the members' accesses take the consecutive times [G, G + |T(db)|),
+    /// in some order, and no conflicting access of anyone else falls inside.
+    #[allow(clippy::too_many_arguments)]
+    fn collective_slot(
+        &self,
+        sg: u32,
+        b: BlockId,
+        pos: u32,
+        threads: &[u32],
+        members: &[Bool],
+        g: &Time,
+        lit: &Bool,
+        any: &Bool,
+        cs: &mut Vec<Bool>,
+    ) {
+        let bits = self.time_bits;
+        let cnt = members
+            .iter()
+            .map(|m| Time::ite(m, &Time::konst(1, bits), &Time::konst(0, bits)))
+            .reduce(|a, b| a.add(&b))
+            .expect("a subgroup has lanes");
+        let end = g.add(&cnt);
+        for (&u, m) in threads.iter().zip(members) {
+            if is_false(m) {
+                continue;
+            }
+            let t = self.ts[u as usize][b as usize][pos as usize].clone();
+            cs.push(implies(&and(&[lit, m]), &and(&[&g.le(&t), &t.lt(&end)])));
+        }
+        let lay = self.prog.layout;
+        let inside: Vec<usize> = (0..self.mem.len())
+            .filter(|&i| {
+                let e = &self.mem[i];
+                e.block == b && e.pos == pos && lay.subgroup_of(e.thread) == sg
+            })
+            .collect();
+        let Some(&first) = inside.first() else {
+            return;
+        };
+        let global = self.mem[first].global;
+        for e in self.accesses_to(global, None) {
+            if inside.contains(&e) {
+                continue;
+            }
+            let ev = &self.mem[e];
+            let conflicts = inside.iter().any(|&i| {
+                let m = &self.mem[i];
+                m.may_alias(ev) && (m.write.is_some() || ev.write.is_some())
+            });
+            if !conflicts || is_false(&ev.guard) {
+                continue;
+            }
+            cs.push(implies(
+                &and(&[lit, any, &ev.guard]),
+                &or(&[ev.ts.lt(g), ev.ts.ge(&end)]),
+            ));
+        }
+    }
+
+    /// Workgroup barriers: the whole workgroup passes the same instance at one time; a thread
+    /// without its peers is barrier divergence (undefined behaviour).
+    pub(super) fn workgroup_barriers(&mut self) {
+        let prog = self.prog;
+        let lay = prog.layout;
+        for (b, block) in prog.blocks.iter().enumerate() {
+            for (i, ins) in block.instrs.iter().enumerate() {
+                if !matches!(ins.op, Op::WorkgroupBarrier) {
+                    continue;
+                }
+                let pos = i + 1;
+                let on = |u: u32| match self.present.get(&(b as BlockId, pos as u32)) {
+                    Some(p) => and(&[&self.inb[u as usize][b], p]),
+                    None => self.inb[u as usize][b].clone(),
+                };
+                for wg in 0..lay.threads / lay.workgroup {
+                    let ts: Vec<u32> = lay.workgroup_threads(wg).collect();
+                    let ons: Vec<Bool> = ts.iter().map(|&u| on(u)).collect();
+                    if ons.iter().all(is_false) {
+                        continue;
+                    }
+                    let g = self.time_var(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
+                    for (k, &u) in ts.iter().enumerate() {
+                        let m = &ons[k];
+                        let c = implies(m, &self.ts[u as usize][b][pos].eq(&g));
+                        self.assert(&c);
+                        for (k2, _) in ts.iter().enumerate() {
+                            if k != k2 {
+                                let c = and(&[m, &ons[k2].not()]);
+                                if !is_false(&c) {
+                                    self.ub.push((UbKind::BarrierDivergence, c));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
