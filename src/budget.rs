@@ -17,7 +17,7 @@ pub const DEFAULT_MAX_MEMORY_MIB: u64 = 4096;
 pub enum Exhausted {
     #[error("the time budget ({limit_ms} ms) ran out while {phase}")]
     Time { limit_ms: u64, phase: &'static str },
-    #[error("the memory budget ({limit_mib} MiB) ran out while {phase} ({used_mib} MiB resident)")]
+    #[error("the memory budget ran out while {phase}: {used_mib} MiB resident, over the {limit_mib} MiB allowed for it")]
     Memory {
         limit_mib: u64,
         used_mib: u64,
@@ -57,6 +57,15 @@ impl Budget {
     /// No limits at all (inner searches that keep their own).
     pub fn unlimited() -> Budget {
         Budget::new(None, None)
+    }
+
+    /// The same deadline with a share of the memory: formula building gets half, so that
+    /// the solver (and Z3's tables, which grow by doubling) has the other half.
+    pub fn with_memory_share(&self, num: u64, den: u64) -> Budget {
+        Budget {
+            max_memory_mib: self.max_memory_mib.map(|m| m * num / den),
+            ..self.clone()
+        }
     }
 
     pub fn max_memory_mib(&self) -> Option<u64> {

@@ -66,7 +66,7 @@ struct ThinAirArgs {
     limit: usize,
     #[arg(long, default_value_t = 8)]
     unroll: u32,
-    /// Per solver call timeout in milliseconds.
+    /// Time budget per test in milliseconds (encoding and solving).
     #[arg(long)]
     timeout: Option<u32>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -93,9 +93,14 @@ struct Common {
     /// The engine that answers: smt (Z3, every model) or explore (every interleaving).
     #[arg(long, value_enum, default_value_t = EngineArg::Smt)]
     engine: EngineArg,
-    /// SMT: per solver call timeout in milliseconds (then the verdict is unknown).
+    /// Time budget per test in milliseconds, all phases (encoding, solving, exploring);
+    /// when it runs out the verdict is unknown, with the phase it stopped in.
     #[arg(long)]
     timeout: Option<u32>,
+    /// Memory budget of the process in MiB (both engines); when it runs out the verdict is
+    /// unknown.
+    #[arg(long, default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
+    max_memory: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -232,6 +237,7 @@ fn run(kind: &str, c: &Common) -> ExitCode {
         })
         .with_max_states(c.max_states)
         .with_timeout_ms(c.timeout)
+        .with_max_memory_mib(Some(c.max_memory))
         .with_max_outcomes(c.max_outcomes)
         .with_time_bits(c.time_bits)
         .with_outcomes(kind != "check" || c.witness);

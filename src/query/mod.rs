@@ -95,6 +95,10 @@ impl Options {
         self.timeout_ms = ms;
         self
     }
+    pub fn with_max_memory_mib(mut self, mib: Option<u64>) -> Self {
+        self.max_memory_mib = mib;
+        self
+    }
     /// The SMT engine's options.
     pub fn smt_options(&self) -> SmtOptions {
         SmtOptions {
@@ -279,34 +283,39 @@ pub fn analyse_models(
             .collect(),
         Engine::Smt => {
             let start = Instant::now();
-            let enc = match smt::Encoding::new(prog, models, &opts.smt_options()) {
-                Ok(enc) => enc,
-                Err(why) => {
-                    return models
-                        .iter()
-                        .map(|m| {
-                            let mut a = blank(test, prog, m, opts);
-                            a.verdict = Verdict::Unknown(why.to_string());
-                            a.millis = duration_ms(start.elapsed());
-                            a
-                        })
-                        .collect()
-                }
+            let unknown = |why: String| -> Vec<Analysis> {
+                models
+                    .iter()
+                    .map(|m| {
+                        let mut a = blank(test, prog, m, opts);
+                        a.verdict = Verdict::Unknown(why.clone());
+                        a.millis = duration_ms(start.elapsed());
+                        a
+                    })
+                    .collect()
             };
-            let setup = start.elapsed();
-            models
-                .iter()
-                .enumerate()
-                .map(|(i, m)| {
-                    let start = Instant::now();
-                    let mut a = blank(test, prog, m, opts);
-                    fill_from_smt(&mut a, test, prog, &enc, m, opts);
-                    // The shared encoding's cost is charged to the first model.
-                    let spent = start.elapsed() + if i == 0 { setup } else { Duration::ZERO };
-                    a.millis = duration_ms(spent);
-                    a
-                })
-                .collect()
+            let run = || -> Result<Vec<Analysis>, crate::budget::Exhausted> {
+                let enc = smt::Encoding::new(prog, models, &opts.smt_options())?;
+                let setup = start.elapsed();
+                Ok(models
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| {
+                        let start = Instant::now();
+                        let mut a = blank(test, prog, m, opts);
+                        fill_from_smt(&mut a, test, prog, &enc, m, opts);
+                        // The shared encoding's cost is charged to the first model.
+                        let spent = start.elapsed() + if i == 0 { setup } else { Duration::ZERO };
+                        a.millis = duration_ms(spent);
+                        a
+                    })
+                    .collect())
+            };
+            match smt::contain(run) {
+                Ok(Ok(analyses)) => analyses,
+                Ok(Err(why)) => unknown(why.to_string()),
+                Err(why) => unknown(why),
+            }
         }
     }
 }

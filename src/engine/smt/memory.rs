@@ -90,6 +90,7 @@ impl<'p> Encoding<'p> {
                 if j <= i || !a.conflicts(b) {
                     continue;
                 }
+                budget.check("encoding memory order")?;
                 let c = implies(&and(&[&a.guard, &b.guard]), &a.ts.eq(&b.ts).not());
                 self.assert(&c);
             }
@@ -125,6 +126,7 @@ impl<'p> Encoding<'p> {
             let mut init_c = vec![eq(&val, &init)];
             let mut cs = Vec::new();
             for &s in &stores {
+                budget.check("encoding reads-from")?;
                 let st = &self.mem[s];
                 let before = and(&[&same(s), &st.ts.lt(&ld.ts)]);
                 init_c.push(before.not());
@@ -181,7 +183,7 @@ impl<'p> Encoding<'p> {
                 let st = &self.mem[s];
                 and(&[&st.guard, &eq(&st.index, &ld.index), &st.ts.lt(&ld.ts)])
             };
-            let def = self.latest(&stores, &before, init_value(g, &ld.index));
+            let def = self.latest(&stores, &before, init_value(g, &ld.index))?;
             self.define(&val, &def);
         }
         Ok(())
@@ -189,9 +191,15 @@ impl<'p> Encoding<'p> {
 
     /// The value written by the latest of `stores` satisfying `hits`, else `init`. Program
     /// order decides between two stores of one thread without a constraint.
-    fn latest(&self, stores: &[usize], hits: &dyn Fn(usize) -> Bool, init: BV) -> BV {
+    fn latest(
+        &self,
+        stores: &[usize],
+        hits: &dyn Fn(usize) -> Bool,
+        init: BV,
+    ) -> Result<BV, Exhausted> {
         let mut acc = init;
         for &s in stores {
+            self.building.check("encoding final values")?;
             let mut c = vec![hits(s)];
             for &s2 in stores {
                 if s2 == s {
@@ -211,12 +219,12 @@ impl<'p> Encoding<'p> {
             let w = self.mem[s].write.as_ref().expect("a store");
             acc = ite(&and(&refs), w, &acc);
         }
-        acc
+        Ok(acc)
     }
 
     /// The final value of a memory cell: the latest store that may hit it, or its initial
     /// value.
-    pub(super) fn final_cell(&mut self, cell: u32) -> BV {
+    pub(super) fn final_cell(&mut self, cell: u32) -> Result<BV, Exhausted> {
         let prog = self.prog;
         let (gi, g) = prog
             .globals
@@ -233,13 +241,13 @@ impl<'p> Encoding<'p> {
             .collect();
         let hits = |s: usize| and(&[&self.mem[s].guard, &eq(&self.mem[s].index, &idx)]);
         let init = bv(g.init[off as usize]);
-        let def = self.latest(&stores, &hits, init);
+        let def = self.latest(&stores, &hits, init)?;
         if self.present.is_empty() {
-            return def;
+            return Ok(def);
         }
         let fin = BV::new_const(format!("final_{}", prog.cell_name(cell)), 32);
         self.define(&fin, &def);
-        fin
+        Ok(fin)
     }
 }
 

@@ -141,7 +141,29 @@ pub struct Encoding<'p> {
     by_global: HashMap<u32, HashMap<Option<u32>, Vec<usize>>>,
     /// Per global: no instruction writes it, so every load reads the initial value.
     read_only: Vec<bool>,
+    /// The analysis' budget: solver calls get what is left of its time.
     budget: Budget,
+    /// The budget of formula building: the same deadline, half the memory.
+    building: Budget,
+}
+
+/// Runs `f`, turning a failure inside Z3 into an error instead of a crash. Z3 reports
+/// resource exhaustion during term construction as a null term, which the `z3` crate
+/// unwraps; the budgets are meant to stop us first, and this is the backstop that keeps such
+/// a failure an `unknown` verdict.
+pub fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    r.map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("Z3 failed (out of memory or an internal error): {msg}")
+    })
 }
 
 /// Classes each kind takes in at least one of `models` (barriers: always collective).
@@ -184,7 +206,11 @@ impl<'p> Encoding<'p> {
             opts.max_memory_mib,
         );
         if let Some(mib) = opts.max_memory_mib {
-            z3::set_global_param("memory_max_size", &mib.to_string());
+            // Z3's own ceiling is a backstop above ours (it counts its allocations, which run ahead
+            // of the resident set): the budget checks (which see the
+            // whole process) should stop first, and a solver call that reaches it says
+            // `unknown` ("max. memory exceeded").
+            z3::set_global_param("memory_max_size", &(2 * mib).to_string());
         }
         let slot = optional.iter().map(|(&k, (_, j))| (k, *j)).collect();
         let present = optional.into_iter().map(|(k, (p, _))| (k, p)).collect();
@@ -230,16 +256,20 @@ impl<'p> Encoding<'p> {
             defs: Vec::new(),
             by_global: HashMap::new(),
             read_only,
+            building: budget.with_memory_share(1, 2),
             budget,
         };
-        let budget = enc.budget.clone();
+        let budget = enc.building.clone();
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
-        let (finals, resolve) = enc.paths(lazy, &budget)?;
-        enc.memory(&budget)?;
-        enc.timing(&used, &resolve, &budget)?;
-        enc.workgroup_barriers();
-        enc.observe(&finals);
-        budget.check_memory("encoding the program")?;
+        let built = (|| {
+            let (finals, resolve) = enc.paths(lazy, &budget)?;
+            enc.memory(&budget)?;
+            enc.timing(&used, &resolve, &budget)?;
+            enc.workgroup_barriers();
+            enc.observe(&finals)?;
+            budget.check_memory("encoding the program")
+        })();
+        built?;
         let ub_any = or(&enc.ub.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
         enc.assert(&implies(&enc.a_noub, &not(&ub_any)));
         enc.assert(&implies(&enc.a_nocut, &not(&enc.cut_any)));
@@ -331,15 +361,16 @@ impl<'p> Encoding<'p> {
     }
 
     /// The condition's observables as terms over the final state.
-    fn observe(&mut self, finals: &[Vec<BV>]) {
+    fn observe(&mut self, finals: &[Vec<BV>]) -> Result<(), Exhausted> {
         let prog = self.prog;
         for o in &prog.observables {
             let term = match o {
                 Observable::Reg { thread, reg } => finals[*thread as usize][*reg as usize].clone(),
-                Observable::Mem { cell } => self.final_cell(*cell),
+                Observable::Mem { cell } => self.final_cell(*cell)?,
             };
             self.observables.push(term);
         }
+        Ok(())
     }
 
     fn prop(&self, p: &Prop) -> Bool {
