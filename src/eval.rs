@@ -376,13 +376,67 @@ pub fn concrete_unop(op: UnOp, a: u32) -> u32 {
     }
 }
 
-/// The concrete domain: one thread's registers, plus a source of unspecified values.
+/// A concrete value that may stand for an *unspecified* one (semantics.md §5: a shuffle or
+/// broadcast from a lane that does not participate or is out of range). The explorer carries
+/// the mark instead of trying every value: a marked value that never reaches a branch, an
+/// address, a divisor or the condition changes nothing, whatever it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Mv {
+    pub v: u32,
+    pub unspec: bool,
+}
+
+impl Mv {
+    pub fn known(v: u32) -> Mv {
+        Mv { v, unspec: false }
+    }
+}
+
+/// How the concrete domain treats an unspecified value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unspecified {
+    /// One marked representative (0): exact as long as no marked value *matters*.
+    Mark,
+    /// Values sampled from [`Choices::domain`] (a finite sample: a `forbidden` may be wrong).
+    Sample,
+}
+
+/// The concrete domain: one thread's registers (with their marks), plus a source of
+/// unspecified values.
 pub struct Concrete<'a> {
     pub regs: &'a [u32],
+    /// Registers holding an unspecified value (sorted).
+    pub unspec: &'a [RegId],
     pub builtins: &'a dyn Fn(Builtin) -> u32,
     /// Set on the first undefined behaviour met.
     pub ub: Option<UbKind>,
     pub choices: &'a mut Choices,
+    pub mode: Unspecified,
+    /// A marked value decided something (a `?:`/`&&`/`||` condition or a divisor): marking
+    /// is then not exact, and the caller must sample instead.
+    pub mattered: bool,
+    /// An unspecified value was sampled ([`Unspecified::Sample`]).
+    pub sampled: bool,
+}
+
+impl<'a> Concrete<'a> {
+    /// A domain with no registers (subgroup-op results, atomics).
+    pub fn bare(
+        builtins: &'a dyn Fn(Builtin) -> u32,
+        choices: &'a mut Choices,
+        mode: Unspecified,
+    ) -> Concrete<'a> {
+        Concrete {
+            regs: &[],
+            unspec: &[],
+            builtins,
+            ub: None,
+            choices,
+            mode,
+            mattered: false,
+            sampled: false,
+        }
+    }
 }
 
 /// Nondeterministic choices, enumerated like an odometer: the explorer re-runs a step once per
@@ -437,71 +491,126 @@ impl Choices {
 }
 
 impl Domain for Concrete<'_> {
-    type V = u32;
-    type B = bool;
+    type V = Mv;
+    type B = Mv;
 
-    fn lit(&mut self, x: u32) -> u32 {
-        x
+    fn lit(&mut self, x: u32) -> Mv {
+        Mv::known(x)
     }
-    fn reg(&mut self, r: RegId) -> u32 {
-        self.regs[r as usize]
-    }
-    fn builtin(&mut self, b: Builtin) -> u32 {
-        (self.builtins)(b)
-    }
-    fn konst(&mut self, b: bool) -> bool {
-        b
-    }
-    fn binop(&mut self, op: BinOp, a: &u32, b: &u32) -> u32 {
-        concrete_binop(op, *a, *b).unwrap_or_else(|| {
-            self.ub.get_or_insert(UbKind::DivisionByZero);
-            0
-        })
-    }
-    fn unop(&mut self, op: UnOp, a: &u32) -> u32 {
-        concrete_unop(op, *a)
-    }
-    fn nonzero(&mut self, a: &u32) -> bool {
-        *a != 0
-    }
-    fn eq(&mut self, a: &u32, b: &u32) -> bool {
-        a == b
-    }
-    fn ule(&mut self, a: &u32, b: &u32) -> bool {
-        a <= b
-    }
-    fn and(&mut self, a: &bool, b: &bool) -> bool {
-        *a && *b
-    }
-    fn or(&mut self, a: &bool, b: &bool) -> bool {
-        *a || *b
-    }
-    fn not(&mut self, a: &bool) -> bool {
-        !*a
-    }
-    fn ite(&mut self, c: &bool, t: &u32, e: &u32) -> u32 {
-        if *c {
-            *t
-        } else {
-            *e
+    fn reg(&mut self, r: RegId) -> Mv {
+        Mv {
+            v: self.regs[r as usize],
+            unspec: self.unspec.binary_search(&r).is_ok(),
         }
     }
-    fn bool_to_val(&mut self, b: &bool) -> u32 {
-        *b as u32
+    fn builtin(&mut self, b: Builtin) -> Mv {
+        Mv::known((self.builtins)(b))
+    }
+    fn konst(&mut self, b: bool) -> Mv {
+        Mv::known(b as u32)
+    }
+    fn binop(&mut self, op: BinOp, a: &Mv, b: &Mv) -> Mv {
+        if matches!(op, BinOp::Div | BinOp::Rem) && b.unspec {
+            // Whether this is undefined behaviour depends on the value.
+            self.mattered = true;
+        }
+        let v = concrete_binop(op, a.v, b.v).unwrap_or_else(|| {
+            self.ub.get_or_insert(UbKind::DivisionByZero);
+            0
+        });
+        Mv {
+            v,
+            unspec: a.unspec || b.unspec,
+        }
+    }
+    fn unop(&mut self, op: UnOp, a: &Mv) -> Mv {
+        Mv {
+            v: concrete_unop(op, a.v),
+            unspec: a.unspec,
+        }
+    }
+    fn nonzero(&mut self, a: &Mv) -> Mv {
+        Mv {
+            v: (a.v != 0) as u32,
+            unspec: a.unspec,
+        }
+    }
+    fn eq(&mut self, a: &Mv, b: &Mv) -> Mv {
+        Mv {
+            v: (a.v == b.v) as u32,
+            unspec: a.unspec || b.unspec,
+        }
+    }
+    fn ule(&mut self, a: &Mv, b: &Mv) -> Mv {
+        Mv {
+            v: (a.v <= b.v) as u32,
+            unspec: a.unspec || b.unspec,
+        }
+    }
+    fn and(&mut self, a: &Mv, b: &Mv) -> Mv {
+        // A known false decides, whatever the other side is.
+        let known_false = |x: &Mv| !x.unspec && x.v == 0;
+        if known_false(a) || known_false(b) {
+            return Mv::known(0);
+        }
+        Mv {
+            v: (a.v != 0 && b.v != 0) as u32,
+            unspec: a.unspec || b.unspec,
+        }
+    }
+    fn or(&mut self, a: &Mv, b: &Mv) -> Mv {
+        let known_true = |x: &Mv| !x.unspec && x.v != 0;
+        if known_true(a) || known_true(b) {
+            return Mv::known(1);
+        }
+        Mv {
+            v: (a.v != 0 || b.v != 0) as u32,
+            unspec: a.unspec || b.unspec,
+        }
+    }
+    fn not(&mut self, a: &Mv) -> Mv {
+        Mv {
+            v: (a.v == 0) as u32,
+            unspec: a.unspec,
+        }
+    }
+    fn ite(&mut self, c: &Mv, t: &Mv, e: &Mv) -> Mv {
+        let pick = if c.v != 0 { *t } else { *e };
+        if c.unspec && t != e {
+            return Mv {
+                v: pick.v,
+                unspec: true,
+            };
+        }
+        pick
+    }
+    fn bool_to_val(&mut self, b: &Mv) -> Mv {
+        *b
     }
     fn guarded(
         &mut self,
-        c: &bool,
-        t: &mut dyn FnMut(&mut Self) -> u32,
-        e: &mut dyn FnMut(&mut Self) -> u32,
-    ) -> u32 {
-        if *c {
+        c: &Mv,
+        t: &mut dyn FnMut(&mut Self) -> Mv,
+        e: &mut dyn FnMut(&mut Self) -> Mv,
+    ) -> Mv {
+        if c.unspec {
+            // Which side runs (and so which undefined behaviour or unspecified read
+            // happens) depends on the value.
+            self.mattered = true;
+        }
+        if c.v != 0 {
             t(self)
         } else {
             e(self)
         }
     }
-    fn unspecified(&mut self) -> u32 {
-        self.choices.next()
+    fn unspecified(&mut self) -> Mv {
+        match self.mode {
+            Unspecified::Mark => Mv { v: 0, unspec: true },
+            Unspecified::Sample => {
+                self.sampled = true;
+                Mv::known(self.choices.next())
+            }
+        }
     }
 }

@@ -10,12 +10,14 @@
 //! so with [`ExploreError::Symbolic`].
 
 use super::trace::{At, Effect, Step};
-use crate::eval::{self, Choices, Concrete, SgInputs, UbKind};
+use crate::budget::Budget;
+use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::model::Model;
 use crate::vocab::{Class, Kind};
 use indexmap::IndexMap;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Bytes the visited set may use, whatever `max_states` says (the 2 GiB target, with room for
@@ -25,14 +27,18 @@ const MEMORY_BUDGET: usize = 1536 << 20;
 /// Options for one exploration.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
-    /// Stop (verdict `unknown`) after this many distinct states.
+    /// Stop (verdict `unknown`) after creating this many states. Every state created counts,
+    /// including successors never kept (duplicates) and each order of a collective atomic.
     pub max_states: usize,
+    /// Time and memory: checked before each expansion.
+    pub budget: Budget,
 }
 
 impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
             max_states: 800_000,
+            budget: Budget::default(),
         }
     }
 }
@@ -76,8 +82,10 @@ pub struct Exploration {
     pub unspecified_domain: Vec<u32>,
     /// Distinct states visited.
     pub states: usize,
-    /// True when `max_states` stopped the search early.
+    /// True when `max_states` or the budget stopped the search early.
     pub limit_hit: bool,
+    /// Why the search stopped early, in words.
+    pub stopped: Option<String>,
     visited: IndexMap<State, (StateRef, Vec<Step>)>,
 }
 
@@ -112,6 +120,8 @@ struct Thread {
     pc: u32,
     done: bool,
     regs: Vec<u32>,
+    /// Registers holding an unspecified value (sorted; see [`Mv`]).
+    unspec: Vec<RegId>,
     /// Registers waiting for a lazy result: (register, lazy instance).
     pending: Vec<(RegId, LazyKey)>,
 }
@@ -123,13 +133,15 @@ type LazyKey = (u32, BlockId, u32);
 struct LazyInst {
     key: LazyKey,
     /// Lanes that executed the op, with their arguments.
-    issued: Vec<(u32, Vec<u32>)>,
+    issued: Vec<(u32, Vec<Mv>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct State {
     threads: Vec<Thread>,
     mem: Vec<u32>,
+    /// Cells holding an unspecified value (sorted).
+    mem_unspec: Vec<u32>,
     /// Dynamic blocks (subgroup, block) where a speculative op fired while some thread was
     /// undecided: nobody may join them any more.
     sealed: Vec<(u32, BlockId)>,
@@ -175,9 +187,22 @@ struct Explorer<'p> {
     model: &'p Model,
     domain: Vec<u32>,
     unspecified_read: Option<u32>,
+    /// States created so far (kept or not), against `max_states`.
+    created: usize,
+    max_states: usize,
+    mode: Unspecified,
+    /// In [`Unspecified::Mark`] mode: a marked value reached a branch, an address, a divisor
+    /// or the condition, so the exploration must be redone by sampling.
+    mattered: Cell<bool>,
 }
 
 /// Explores every execution of `prog` under `model`.
+///
+/// Unspecified values (semantics.md §5) are first carried as marked representatives: exact
+/// when no marked value decides anything, which is the common case (a Kogge-Stone scan's
+/// out-of-range shuffles are discarded by the lanes that read them). If one does decide
+/// something, the exploration is redone with values sampled from a finite set, and a complete
+/// execution that sampled makes the verdict `unknown` (the sample may miss a value).
 pub fn explore(
     prog: &Program,
     model: &Model,
@@ -186,11 +211,28 @@ pub fn explore(
     if model.class(Kind::Sgop) == Class::Symbolic {
         return Err(ExploreError::Symbolic(model.name.clone()));
     }
+    let (marked, mattered) = explore_with(prog, model, opts, Unspecified::Mark);
+    if !mattered {
+        return Ok(marked);
+    }
+    Ok(explore_with(prog, model, opts, Unspecified::Sample).0)
+}
+
+fn explore_with(
+    prog: &Program,
+    model: &Model,
+    opts: &ExploreOptions,
+    mode: Unspecified,
+) -> (Exploration, bool) {
     let mut ex = Explorer {
         prog,
         model,
         domain: unspecified_domain(prog),
         unspecified_read: None,
+        created: 0,
+        max_states: opts.max_states,
+        mode,
+        mattered: Cell::new(false),
     };
     let init = State {
         threads: (0..prog.layout.threads)
@@ -199,10 +241,12 @@ pub fn explore(
                 pc: 0,
                 done: false,
                 regs: vec![0; prog.regs.len()],
+                unspec: Vec::new(),
                 pending: Vec::new(),
             })
             .collect(),
         mem: prog.initial_memory(),
+        mem_unspec: Vec::new(),
         sealed: Vec::new(),
         lazy: Vec::new(),
         unspecified: false,
@@ -216,6 +260,7 @@ pub fn explore(
         unspecified_domain: ex.domain.clone(),
         states: 0,
         limit_hit: false,
+        stopped: None,
         visited: IndexMap::new(),
     };
     // State 0 is the raw initial state; its successors are its normalisations (the eager
@@ -227,10 +272,26 @@ pub fn explore(
     let per_state =
         400 + prog.layout.threads as usize * (96 + 8 * prog.regs.len()) + 4 * prog.cells() as usize;
     let max_states = opts.max_states.min(MEMORY_BUDGET / per_state.max(1));
-    let mut i = 0;
+    ex.max_states = max_states;
+    if let Err(e) = opts.budget.check_memory("exploring") {
+        result.limit_hit = true;
+        result.stopped = Some(e.to_string());
+    }
+    let mut i = if result.limit_hit { usize::MAX } else { 0 };
     while i < result.visited.len() {
-        if result.visited.len() >= max_states {
+        if result.visited.len() >= max_states || ex.created >= max_states {
             result.limit_hit = true;
+            result.stopped = Some(format!(
+                "the state limit ({max_states} states created) was reached"
+            ));
+            break;
+        }
+        if ex.mattered.get() {
+            break;
+        }
+        if let Err(e) = opts.budget.check("exploring") {
+            result.limit_hit = true;
+            result.stopped = Some(e.to_string());
             break;
         }
         let state = result.visited.get_index(i).expect("in range").0.clone();
@@ -266,6 +327,14 @@ pub fn explore(
             continue;
         }
         let succs = ex.successors(&state);
+        if ex.created >= max_states {
+            // The expansion was cut short: its successors are incomplete.
+            result.limit_hit = true;
+            result.stopped = Some(format!(
+                "the state limit ({max_states} states created) was reached"
+            ));
+            break;
+        }
         // A state stuck only because a speculation failed is no execution at all.
         if succs.is_empty() && result.stuck.is_none() && ex.speculation_confirmed(&state) {
             result.stuck = Some(here);
@@ -275,7 +344,8 @@ pub fn explore(
     }
     result.states = result.visited.len();
     result.unspecified_read = ex.unspecified_read;
-    Ok(result)
+    let mattered = ex.mattered.get();
+    (result, mattered)
 }
 
 /// Adds the successors of state `here` to the search.
@@ -352,6 +422,9 @@ fn unspecified_domain(prog: &Program) -> Vec<u32> {
     let mut out = vec![0, 1];
     prop_lits(&prog.prop, &mut out);
     for b in &prog.blocks {
+        if let Term::Branch { cond, .. } = &b.term {
+            lits(cond, &mut out);
+        }
         for i in &b.instrs {
             match &i.op {
                 Op::Local { value, .. } => lits(value, &mut out),
@@ -440,11 +513,22 @@ impl<'p> Explorer<'p> {
         self.prog
             .observables
             .iter()
-            .map(|o| match o {
-                crate::ir::Observable::Reg { thread, reg } => {
-                    s.threads[*thread as usize].regs[*reg as usize]
+            .map(|o| {
+                let (v, unspec) = match o {
+                    crate::ir::Observable::Reg { thread, reg } => {
+                        let t = &s.threads[*thread as usize];
+                        (t.regs[*reg as usize], t.unspec.binary_search(reg).is_ok())
+                    }
+                    crate::ir::Observable::Mem { cell } => (
+                        s.mem[*cell as usize],
+                        s.mem_unspec.binary_search(cell).is_ok(),
+                    ),
+                };
+                if unspec {
+                    // The outcome is any value: marking cannot list it.
+                    self.mattered.set(true);
                 }
-                crate::ir::Observable::Mem { cell } => s.mem[*cell as usize],
+                v
             })
             .collect()
     }
@@ -560,6 +644,12 @@ impl<'p> Explorer<'p> {
         let mut ch = Choices::new(self.domain.clone());
         let mut out = Vec::new();
         loop {
+            // Each choice (an unspecified value, an order of a collective atomic) is a state:
+            // stop making them once the budget is spent (the search then stops too).
+            if self.created >= self.max_states {
+                break;
+            }
+            self.created += 1;
             ch.start();
             out.push(f(self, &mut ch));
             if !ch.advance() {
@@ -637,28 +727,40 @@ impl<'p> Explorer<'p> {
     }
 
     /// Evaluates an expression for thread `u`; `Err` on undefined behaviour.
-    fn eval(&self, s: &State, u: usize, e: &Expr, ch: &mut Choices) -> Result<u32, UbKind> {
+    fn eval(&self, s: &State, u: usize, e: &Expr, ch: &mut Choices) -> Result<Mv, UbKind> {
         let b = self.builtins(u);
         let mut d = Concrete {
             regs: &s.threads[u].regs,
-            builtins: &b,
-            ub: None,
-            choices: ch,
+            unspec: &s.threads[u].unspec,
+            ..Concrete::bare(&b, ch, self.mode)
         };
         let v = eval::eval(&mut d, e);
+        if d.mattered {
+            self.mattered.set(true);
+        }
         match d.ub {
             Some(k) => Err(k),
             None => Ok(v),
         }
     }
 
-    fn write_reg(t: &mut Thread, r: RegId, v: u32) {
-        t.regs[r as usize] = v;
+    /// A value that decides something (a branch, an address): marking is then not exact.
+    fn decides(&self, v: Mv) -> u32 {
+        if v.unspec {
+            self.mattered.set(true);
+        }
+        v.v
+    }
+
+    fn write_reg(t: &mut Thread, r: RegId, v: Mv) {
+        t.regs[r as usize] = v.v;
+        set_mark(&mut t.unspec, r, v.unspec);
         t.pending.retain(|p| p.0 != r);
     }
 
     /// One thread's step alone (independent, synchronous, lazy issue, or an eager step).
     fn single(&mut self, mut s: State, u: usize) -> Outcome {
+        self.created += 1;
         let t = &s.threads[u];
         let block = t.block;
         let pos = self.pos(t);
@@ -682,7 +784,7 @@ impl<'p> Explorer<'p> {
                             step.effects.push(Effect::Reg {
                                 thread: u as u32,
                                 reg: *dst,
-                                value: v,
+                                value: v.v,
                             });
                         }
                         Err(k) => return ub(step, k),
@@ -754,7 +856,7 @@ impl<'p> Explorer<'p> {
                     then_to,
                     else_to,
                 } => match self.eval(&s, u, cond, ch) {
-                    Ok(v) if v != 0 => *then_to,
+                    Ok(v) if self.decides(v) != 0 => *then_to,
                     Ok(_) => *else_to,
                     Err(k) => return ub(step, k),
                 },
@@ -823,12 +925,12 @@ impl<'p> Explorer<'p> {
                         args,
                     } => {
                         let n = self.prog.layout.subgroup as usize;
-                        let mut present = vec![false; n];
-                        let mut argv = vec![vec![0u32; args.len()]; n];
+                        let mut present = vec![Mv::known(0); n];
+                        let mut argv = vec![vec![Mv::known(0); args.len()]; n];
                         let base = (sg * self.prog.layout.subgroup) as usize;
                         for &m in members {
                             let lane = m - base;
-                            present[lane] = true;
+                            present[lane] = Mv::known(1);
                             for (k, a) in args.iter().enumerate() {
                                 match self.eval(&s, m, a, ch) {
                                     Ok(v) => argv[lane][k] = v,
@@ -844,7 +946,7 @@ impl<'p> Explorer<'p> {
                             step.effects.push(Effect::Reg {
                                 thread: m as u32,
                                 reg: *dst,
-                                value: v,
+                                value: v.v,
                             });
                         }
                         if seal {
@@ -866,32 +968,30 @@ impl<'p> Explorer<'p> {
     fn sg_results(
         &mut self,
         op: crate::vocab::SgOp,
-        present: &[bool],
-        argv: &[Vec<u32>],
+        present: &[Mv],
+        argv: &[Vec<Mv>],
         members: &[usize],
         base: usize,
         ch: &mut Choices,
         instr: u32,
-    ) -> (Vec<u32>, bool) {
-        let before = ch.used;
+    ) -> (Vec<Mv>, bool) {
+        let mut sampled = false;
         let mut out = Vec::new();
         for &m in members {
             let b = self.builtins(m);
-            let regs: Vec<u32> = Vec::new();
-            let mut d = Concrete {
-                regs: &regs,
-                builtins: &b,
-                ub: None,
-                choices: ch,
-            };
+            let mut d = Concrete::bare(&b, ch, self.mode);
             let inp = SgInputs::<Concrete> {
                 members: present,
                 args: argv,
             };
             out.push(eval::sgop_result(&mut d, op, &inp, (m - base) as u32));
+            sampled |= d.sampled;
+            if d.mattered {
+                self.mattered.set(true);
+            }
         }
         let _ = instr;
-        (out, ch.used > before)
+        (out, sampled)
     }
 
     /// Lazy resolution: every thread of T(db) issued the op and nobody is undecided.
@@ -914,10 +1014,10 @@ impl<'p> Explorer<'p> {
             unreachable!("lazy instances are subgroup ops")
         };
         let n = self.prog.layout.subgroup as usize;
-        let mut present = vec![false; n];
-        let mut argv = vec![vec![0u32; args.len()]; n];
+        let mut present = vec![Mv::known(0); n];
+        let mut argv = vec![vec![Mv::known(0); args.len()]; n];
         for (lane, vals) in &inst.issued {
-            present[*lane as usize] = true;
+            present[*lane as usize] = Mv::known(1);
             argv[*lane as usize] = vals.clone();
         }
         let base = (sg * self.prog.layout.subgroup) as usize;
@@ -938,11 +1038,12 @@ impl<'p> Explorer<'p> {
             let t = &mut s.threads[m];
             if let Some(p) = t.pending.iter().position(|p| p.1 == key) {
                 let reg = t.pending.remove(p).0;
-                t.regs[reg as usize] = v;
+                t.regs[reg as usize] = v.v;
+                set_mark(&mut t.unspec, reg, v.unspec);
                 step.effects.push(Effect::Reg {
                     thread: m as u32,
                     reg,
-                    value: v,
+                    value: v.v,
                 });
             }
         }
@@ -958,6 +1059,7 @@ impl<'p> Explorer<'p> {
             _ => unreachable!("memory ops only"),
         };
         let idx = self.eval(s, u, &loc.index, ch)?;
+        let idx = self.decides(idx);
         let mut values = Vec::new();
         for v in vals {
             values.push(self.eval(s, u, v, ch)?);
@@ -976,43 +1078,49 @@ impl<'p> Explorer<'p> {
         let cell = a.cell as usize;
         match op {
             Op::Load { dst, .. } => {
-                let v = s.mem[cell];
+                let v = Mv {
+                    v: s.mem[cell],
+                    unspec: s.mem_unspec.binary_search(&a.cell).is_ok(),
+                };
                 Self::write_reg(&mut s.threads[u], *dst, v);
                 step.effects.push(Effect::Read {
                     thread: u as u32,
                     reg: *dst,
                     cell: a.cell,
-                    value: v,
+                    value: v.v,
                 });
             }
             Op::Store { .. } => {
-                s.mem[cell] = a.values[0];
+                s.mem[cell] = a.values[0].v;
+                set_mark(&mut s.mem_unspec, a.cell, a.values[0].unspec);
                 step.effects.push(Effect::Write {
                     thread: u as u32,
                     cell: a.cell,
-                    value: a.values[0],
+                    value: a.values[0].v,
                 });
             }
             Op::Atomic { dst, op, .. } => {
-                let old = s.mem[cell];
+                let old = Mv {
+                    v: s.mem[cell],
+                    unspec: s.mem_unspec.binary_search(&a.cell).is_ok(),
+                };
                 let mut ch = Choices::new(Vec::new());
                 let no_builtins = |_| 0;
-                let mut d = Concrete {
-                    regs: &[],
-                    builtins: &no_builtins,
-                    ub: None,
-                    choices: &mut ch,
-                };
+                let mut d = Concrete::bare(&no_builtins, &mut ch, self.mode);
                 let new = eval::atomic_new(&mut d, *op, &old, &a.values);
-                s.mem[cell] = new;
+                if d.mattered {
+                    self.mattered.set(true);
+                }
+                s.mem[cell] = new.v;
+                set_mark(&mut s.mem_unspec, a.cell, new.unspec);
                 if let Some(d) = dst {
                     Self::write_reg(&mut s.threads[u], *d, old);
                 }
                 step.effects.push(Effect::Rmw {
                     thread: u as u32,
                     cell: a.cell,
-                    old,
-                    new,
+                    old: old.v,
+                    new: new.v,
                 });
             }
             _ => unreachable!("memory ops only"),
@@ -1106,7 +1214,18 @@ impl<'p> Explorer<'p> {
 
 struct Access {
     cell: u32,
-    values: Vec<u32>,
+    values: Vec<Mv>,
+}
+
+/// Marks (or unmarks) `x` in a sorted list of marked registers or cells.
+fn set_mark(list: &mut Vec<u32>, x: u32, marked: bool) {
+    match (list.binary_search(&x), marked) {
+        (Ok(i), false) => {
+            list.remove(i);
+        }
+        (Err(i), true) => list.insert(i, x),
+        _ => {}
+    }
 }
 
 fn ub(mut step: Step, k: UbKind) -> Outcome {

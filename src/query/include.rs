@@ -504,6 +504,7 @@ fn explore_set(
         m,
         &ExploreOptions {
             max_states: opts.max_states,
+            budget: crate::budget::Budget::default(),
         },
     )
     .map_err(|e| e.to_string())?;

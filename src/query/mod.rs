@@ -99,6 +99,13 @@ impl Options {
         self.max_memory_mib = mib;
         self
     }
+    /// A budget for one analysis, starting now.
+    pub fn budget(&self) -> crate::budget::Budget {
+        crate::budget::Budget::new(
+            self.timeout_ms.map(|ms| Duration::from_millis(ms as u64)),
+            self.max_memory_mib,
+        )
+    }
     /// The SMT engine's options.
     pub fn smt_options(&self) -> SmtOptions {
         SmtOptions {
@@ -265,22 +272,27 @@ pub fn analyse_models(
     opts: &Options,
 ) -> Vec<Analysis> {
     match opts.engine {
-        Engine::Explore => models
-            .iter()
-            .map(|m| {
-                let start = Instant::now();
-                let mut a = blank(test, prog, m, opts);
-                let eo = ExploreOptions {
-                    max_states: opts.max_states,
-                };
-                match explore::explore(prog, m, &eo) {
-                    Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
-                    Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
-                }
-                a.millis = duration_ms(start.elapsed());
-                a
-            })
-            .collect(),
+        Engine::Explore => {
+            // One budget for the test: its models share the time.
+            let budget = opts.budget();
+            models
+                .iter()
+                .map(|m| {
+                    let start = Instant::now();
+                    let mut a = blank(test, prog, m, opts);
+                    let eo = ExploreOptions {
+                        max_states: opts.max_states,
+                        budget: budget.clone(),
+                    };
+                    match explore::explore(prog, m, &eo) {
+                        Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
+                        Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
+                    }
+                    a.millis = duration_ms(start.elapsed());
+                    a
+                })
+                .collect()
+        }
         Engine::Smt => {
             let start = Instant::now();
             let unknown = |why: String| -> Vec<Analysis> {
@@ -311,7 +323,7 @@ pub fn analyse_models(
                     })
                     .collect())
             };
-            match smt::contain(run) {
+            match smt::contain(opts.max_memory_mib, run) {
                 Ok(Ok(analyses)) => analyses,
                 Ok(Err(why)) => unknown(why.to_string()),
                 Err(why) => unknown(why),
@@ -437,10 +449,11 @@ fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex:
         ));
     }
     if ex.limit_hit {
-        why_incomplete.push(format!(
-            "the state limit ({} states) was reached",
-            ex.states
-        ));
+        why_incomplete.push(
+            ex.stopped
+                .clone()
+                .unwrap_or_else(|| format!("the state limit ({} states) was reached", ex.states)),
+        );
     }
     if let Some(line) = ex.unspecified_read {
         let _ = line;

@@ -151,7 +151,7 @@ pub struct Encoding<'p> {
 /// resource exhaustion during term construction as a null term, which the `z3` crate
 /// unwraps; the budgets are meant to stop us first, and this is the backstop that keeps such
 /// a failure an `unknown` verdict.
-pub fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub fn contain<T>(max_memory_mib: Option<u64>, f: impl FnOnce() -> T) -> Result<T, String> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
@@ -162,7 +162,12 @@ pub fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_default();
-        format!("Z3 failed (out of memory or an internal error): {msg}")
+        match max_memory_mib {
+            Some(mib) => format!(
+                "Z3 stopped: the memory budget ran out ({mib} MiB for the process, Z3's own ceiling twice that), or Z3 failed internally ({msg})"
+            ),
+            None => format!("Z3 failed internally ({msg})"),
+        }
     })
 }
 

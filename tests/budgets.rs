@@ -1,0 +1,112 @@
+//! Budgets and bounds: a run that runs out of time, memory or states answers `unknown` with
+//! the reason; loops whose trip count is fixed per thread are never cut at that count; an
+//! unspecified value that nothing uses leaves the explorer's verdict decided.
+
+use tangle::model::Model;
+use tangle::query::{self, Engine, Options, Verdict};
+
+fn test_of(src: &str) -> tangle::syntax::ast::Test {
+    tangle::syntax::parse("t.litmus", src.as_bytes()).expect("the test parses")
+}
+
+fn verdicts(src: &str, unroll: u32, opts: &Options) -> Vec<(String, Verdict, bool)> {
+    let test = test_of(src);
+    let prog = query::compile(&test, unroll).expect("it unrolls");
+    let models: Vec<Model> = Model::builtin()
+        .into_iter()
+        .filter(|m| opts.engine == Engine::Smt || m.name != "Symb")
+        .collect();
+    query::analyse_models(&test, &prog, &models, opts)
+        .into_iter()
+        .map(|a| (a.model, a.verdict, a.bound_hit.is_some()))
+        .collect()
+}
+
+/// Every lane stores to the same cell and reads it back: quadratic in the lanes for any
+/// encoding of sequential consistency, so large enough to outlast a tiny budget.
+const RACY_256: &str = "test racy\nthreads 256\nsubgroup 32\nglobal x\nkernel {\n  x = lane;\n  r = x;\n}\nexists (0:r == 5)\n";
+
+#[test]
+fn a_time_budget_that_runs_out_while_encoding_gives_unknown_with_the_phase() {
+    let opts = Options::default().with_timeout_ms(Some(1));
+    for (m, v, _) in verdicts(RACY_256, 8, &opts) {
+        match v {
+            Verdict::Unknown(why) => assert!(why.contains("time budget"), "{m}: {why}"),
+            other => panic!("{m}: expected unknown, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_memory_budget_below_the_process_size_gives_unknown_for_both_engines() {
+    for engine in [Engine::Smt, Engine::Explore] {
+        let opts = Options::default()
+            .with_engine(engine)
+            .with_max_memory_mib(Some(1));
+        for (m, v, _) in verdicts(RACY_256, 8, &opts) {
+            match v {
+                Verdict::Unknown(why) => assert!(why.contains("memory budget"), "{m}: {why}"),
+                other => panic!("{engine} {m}: expected unknown, got {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_state_limit_counts_every_order_of_a_collective_atomic() {
+    // Under CM the atomic is one collective step over 10 lanes: 10! orders. Before any of
+    // them is kept the limit must stop the search.
+    let src = "test atom\nthreads 10\nglobal x\nkernel {\n  r = atomicAdd(x, lane);\n}\nexists (0:r == 45)\n";
+    let test = test_of(src);
+    let prog = query::compile(&test, 8).unwrap();
+    let cm = Model::by_name("CM").unwrap();
+    let opts = Options::default()
+        .with_engine(Engine::Explore)
+        .with_max_states(10);
+    let a = query::analyse_models(&test, &prog, &[cm], &opts).remove(0);
+    match a.verdict {
+        Verdict::Unknown(why) => assert!(why.contains("state limit"), "{why}"),
+        other => panic!("expected unknown, got {other:?}"),
+    }
+    assert!(a.states <= 10, "{} states kept", a.states);
+}
+
+/// A loop with a lane-dependent trip count (lane + 1, so 1 to 4) and a loop every lane leaves
+/// through `subgroupElect()` (one lane an iteration, so 4 iterations).
+const BOUNDED_LOOPS: &str = "test bounded\nthreads 4\nglobal out[8]\nkernel {\n  n = 0;\n  for (i = 0; i < lane + 1; i = i + 1) {\n    n = n + 1;\n  }\n  k = 0;\n  loop {\n    k = k + 1;\n    if (subgroupElect()) {\n      break;\n    }\n  }\n  out[tid] = n;\n  out[4 + tid] = k;\n}\nexists (out[3] != 4 || out[7] != 4)\n";
+
+#[test]
+fn loops_bounded_per_thread_are_not_cut_at_their_exact_bound() {
+    for engine in [Engine::Smt, Engine::Explore] {
+        let opts = Options::default().with_engine(engine);
+        for (m, v, cut) in verdicts(BOUNDED_LOOPS, 4, &opts) {
+            assert_eq!(v, Verdict::Forbidden, "{engine} {m}");
+            assert!(!cut, "{engine} {m}: cut at --unroll 4");
+        }
+        // One iteration less, and the bound cuts the lanes that need four.
+        for (m, v, cut) in verdicts(BOUNDED_LOOPS, 3, &opts) {
+            assert!(cut, "{engine} {m}: not cut at --unroll 3");
+            assert!(matches!(v, Verdict::Unknown(_)), "{engine} {m}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn a_dead_unspecified_value_leaves_the_explorer_decided_and_a_live_one_does_not() {
+    // Lanes below 1 read lane -1 (unspecified) and discard it.
+    let dead = "test dead\nthreads 4\nkernel {\n  v = lane + 1;\n  rhs = subgroupShuffleUp(v, 1);\n  if (lane >= 1) {\n    v = v + rhs;\n  }\n}\nexists (3:v != 7)\n";
+    let opts = Options::default().with_engine(Engine::Explore);
+    for (m, v, _) in verdicts(dead, 8, &opts) {
+        assert_eq!(v, Verdict::Forbidden, "{m}");
+    }
+    // Lane 0 branches on the unspecified value: the explorer can only sample it.
+    let live = "test live\nthreads 4\nkernel {\n  rhs = subgroupShuffleUp(lane, 1);\n  r = 0;\n  if (rhs == 12345) {\n    r = 1;\n  }\n}\nexists (0:r == 1)\n";
+    for (m, v, _) in verdicts(live, 8, &opts) {
+        // 12345 is a literal of the program, so the sample finds it: allowed is sound.
+        assert_eq!(v, Verdict::Allowed, "{m}");
+    }
+    let live_forbid = "test live2\nthreads 4\nkernel {\n  rhs = subgroupShuffleUp(lane, 1);\n  r = 0;\n  if (rhs == 12345) {\n    r = 1;\n  }\n}\nexists (0:r == 2)\n";
+    for (m, v, _) in verdicts(live_forbid, 8, &opts) {
+        assert!(matches!(v, Verdict::Unknown(_)), "{m}: {v:?}");
+    }
+}
