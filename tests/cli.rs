@@ -884,13 +884,18 @@ fn compare_prints_the_table_and_the_tests_that_tell_models_apart() {
 
 // ---- 8. the loop bound ---------------------------------------------------------------------
 
-const TWO_ITERATIONS: &str = "// The loop runs its body twice.
+const TWO_ITERATIONS: &str =
+    "// The loop runs its body twice; its bound is read from memory, so no loop
+// depth is found before the run and --unroll applies.
 test loop_two \"a loop that needs two iterations\"
 threads 2
+global limit
 
 kernel {
+  limit = 2;
+  n = limit;
   i = 0;
-  while (i < 2) {
+  while (i < n) {
     i = i + 1;
   }
 }

@@ -8,6 +8,7 @@
 //!
 //! Architecture invariant: the IR knows nothing about models, interleavings or Z3.
 
+pub mod bounds;
 pub mod cfg;
 pub mod unroll;
 

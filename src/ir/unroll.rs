@@ -9,7 +9,7 @@
 //! iteration still runs, and the edge that would begin one more iteration goes to
 //! [`Target::Cut`]: an execution that takes it is cut by the bound.
 
-use super::cfg::{Cfg, LoopInfo, Role, SBlockId, STerm};
+use super::cfg::{Cfg, Role, SBlockId, STerm};
 use super::{Expr, GlobalInfo, Instr, Layout, Observable, Prop, RegInfo};
 use crate::syntax::Span;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -90,6 +90,9 @@ pub struct Program {
     pub observables: Vec<Observable>,
     pub prop: Prop,
     pub unroll: u32,
+    /// How far each loop (by loop id) was unrolled: its depth found by `ir::bounds`, else
+    /// `unroll`.
+    pub depths: Vec<u32>,
     /// `reach[b]`: the blocks reachable from b by one or more edges, as a bit set.
     reach: Vec<Vec<u64>>,
     /// Static structure, kept for DOT output.
@@ -166,9 +169,23 @@ impl Program {
     }
 }
 
-/// Unrolls `cfg` with loop bound `unroll` (at least 1).
+/// Unrolls `cfg`: each loop as deep as [`super::bounds`] finds it can run, and to `unroll`
+/// iterations (at least 1) where it cannot tell. Should those depths make the program too
+/// large, every loop gets `unroll`.
 pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
     let unroll = unroll.max(1);
+    let found = super::bounds::loop_depths(&cfg);
+    let depths: Vec<u32> = found.iter().map(|d| d.unwrap_or(unroll)).collect();
+    match unroll_to(&cfg, &depths, unroll) {
+        Err(UnrollError::TooLarge(_)) if depths.iter().any(|&d| d != unroll) => {
+            unroll_to(&cfg, &vec![unroll; depths.len()], unroll)
+        }
+        r => r,
+    }
+}
+
+/// Unrolls loop `l` to `depths[l]` iterations.
+fn unroll_to(cfg: &Cfg, depths: &[u32], unroll: u32) -> Result<Program, UnrollError> {
     // Discover reachable instances depth-first, remembering edges.
     let mut ids: HashMap<(SBlockId, Vec<u32>), usize> = HashMap::new();
     let mut insts: Vec<(SBlockId, Vec<u32>)> = Vec::new();
@@ -181,7 +198,7 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
         let (sb, iters) = insts[i].clone();
         let mut out = Vec::new();
         for t in succs(&cfg.blocks[sb].term) {
-            match successor(&cfg, sb, &iters, t, unroll) {
+            match successor(cfg, sb, &iters, t, depths) {
                 None => out.push(Target::Cut),
                 Some(key) => {
                     let id = match ids.get(&key) {
@@ -260,8 +277,9 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
         observables: cfg.observables.clone(),
         prop: cfg.prop.clone(),
         unroll,
+        depths: depths.to_vec(),
         reach,
-        cfg,
+        cfg: cfg.clone(),
     })
 }
 
@@ -282,7 +300,7 @@ fn successor(
     from: SBlockId,
     iters: &[u32],
     to: SBlockId,
-    unroll: u32,
+    depths: &[u32],
 ) -> Option<(SBlockId, Vec<u32>)> {
     let lf = &cfg.blocks[from].loops;
     let lt = &cfg.blocks[to].loops;
@@ -300,9 +318,8 @@ fn successor(
     let mut it = iters[..common].to_vec();
     it.resize(lt.len(), 0);
     // Entering the body of an iteration at the bound is the cut.
-    let innermost: Option<&LoopInfo> = lt.last().map(|&l| &cfg.loops[l]);
-    if let (Some(l), Some(&last)) = (innermost, it.last()) {
-        if last >= unroll && l.header != to {
+    if let (Some(&l), Some(&last)) = (lt.last(), it.last()) {
+        if last >= depths[l] && cfg.loops[l].header != to {
             return None;
         }
     }

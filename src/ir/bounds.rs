@@ -1,0 +1,269 @@
+//! Per-loop unroll depths: how many iterations each loop can actually run.
+//!
+//! One `--unroll` for every loop is wasteful twice over: a counted loop (`i < 3`) is unrolled
+//! to the bound anyway, and a loop that runs longer than the bound (`i < lane / 2 + 1` on 32
+//! lanes, a loop every lane leaves through `subgroupElect()` guarded by `i >= sgsize`) is cut
+//! although its trip count is known. So before unrolling, each thread is run abstractly over
+//! the structured CFG: registers are known constants or unknown, `lane`, `tid`, `sgsize`...
+//! are constants of the thread, loads of a global that nothing writes read its initial value,
+//! every other load and every subgroup-op result is unknown, and a branch on an unknown
+//! condition follows both sides. The deepest iteration at which any thread can enter a loop's
+//! body is that loop's depth.
+//!
+//! The depth is only a choice of how far to unroll, never an assumption: the edge that would
+//! begin one more iteration still goes to `Target::Cut`, and both engines report an execution
+//! that takes it. A loop the analysis cannot bound (an unknown exit condition that never
+//! becomes known, or more than [`MAX_DEPTH`] iterations, or too much work) gets `--unroll`.
+
+use super::cfg::{Cfg, STerm};
+use super::{Expr, Op, RegId};
+use crate::eval::{self, Domain};
+use crate::vocab::{BinOp, Builtin, UnOp};
+use std::collections::HashSet;
+
+/// Deepest unrolling the analysis may choose for a loop.
+pub const MAX_DEPTH: u32 = 1024;
+/// Block visits (over all threads and paths) before the analysis gives up.
+const MAX_WORK: usize = 400_000;
+
+/// The depth of each loop of `cfg` (indexed by loop id): `Some(n)` when every execution of
+/// every thread enters the loop's body at most `n` times per loop instance, `None` when it
+/// could not tell.
+pub fn loop_depths(cfg: &Cfg) -> Vec<Option<u32>> {
+    let nloops = cfg.loops.len();
+    if nloops == 0 {
+        return Vec::new();
+    }
+    let written: Vec<bool> = {
+        let mut w = vec![false; cfg.globals.len()];
+        for b in &cfg.blocks {
+            for i in &b.instrs {
+                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &i.op {
+                    w[loc.global as usize] = true;
+                }
+            }
+        }
+        w
+    };
+    let mut a = Analysis {
+        cfg,
+        written,
+        depth: vec![0; nloops],
+        unbounded: vec![false; nloops],
+        work: 0,
+    };
+    for t in 0..cfg.layout.threads {
+        if !a.thread(t) {
+            return vec![None; nloops];
+        }
+    }
+    (0..nloops)
+        .map(|l| (!a.unbounded[l]).then_some(a.depth[l].max(1)))
+        .collect()
+}
+
+struct Analysis<'c> {
+    cfg: &'c Cfg,
+    /// Per global: some instruction writes it.
+    written: Vec<bool>,
+    depth: Vec<u32>,
+    unbounded: Vec<bool>,
+    work: usize,
+}
+
+type Regs = Vec<Option<u32>>;
+
+impl Analysis<'_> {
+    /// Runs thread `t` along every path; false when the work budget ran out.
+    fn thread(&mut self, t: u32) -> bool {
+        let cfg = self.cfg;
+        let mut seen: HashSet<(usize, Vec<u32>, Regs)> = HashSet::new();
+        let mut stack: Vec<(usize, Vec<u32>, Regs)> =
+            vec![(0, Vec::new(), vec![Some(0); cfg.regs.len()])];
+        while let Some((sb, iters, mut regs)) = stack.pop() {
+            if !seen.insert((sb, iters.clone(), regs.clone())) {
+                continue;
+            }
+            self.work += 1;
+            if self.work > MAX_WORK {
+                return false;
+            }
+            let block = &cfg.blocks[sb];
+            // Entering a loop's body at iteration k needs k + 1 iterations of unrolling.
+            if let Some(&l) = block.loops.last() {
+                if cfg.loops[l].header != sb {
+                    let k = *iters.last().expect("inside a loop");
+                    self.depth[l] = self.depth[l].max(k + 1);
+                }
+            }
+            for ins in &block.instrs {
+                match &ins.op {
+                    Op::Local { dst, value } => regs[*dst as usize] = self.eval(t, &regs, value),
+                    Op::Load { dst, loc } => {
+                        let g = &cfg.globals[loc.global as usize];
+                        let v = match self.eval(t, &regs, &loc.index) {
+                            Some(i) if !self.written[loc.global as usize] && i < g.len => {
+                                Some(g.init[i as usize])
+                            }
+                            _ => None,
+                        };
+                        regs[*dst as usize] = v;
+                    }
+                    Op::Atomic { dst: Some(d), .. } | Op::SgOp { dst: d, .. } => {
+                        regs[*d as usize] = None
+                    }
+                    _ => {}
+                }
+            }
+            let next: Vec<usize> = match &block.term {
+                STerm::Return => vec![],
+                STerm::Jump(b) => vec![*b],
+                STerm::Branch {
+                    cond,
+                    then_to,
+                    else_to,
+                } => match self.eval(t, &regs, cond) {
+                    Some(0) => vec![*else_to],
+                    Some(_) => vec![*then_to],
+                    None => vec![*then_to, *else_to],
+                },
+            };
+            for to in next {
+                if let Some(it) = self.successor(sb, &iters, to) {
+                    stack.push((to, it, regs.clone()));
+                }
+            }
+        }
+        true
+    }
+
+    /// The iteration vector after the edge `from -> to` (as `unroll` numbers instances), or
+    /// `None` past [`MAX_DEPTH`] (the loop is then unbounded for the analysis).
+    fn successor(&mut self, from: usize, iters: &[u32], to: usize) -> Option<Vec<u32>> {
+        let cfg = self.cfg;
+        let lf = &cfg.blocks[from].loops;
+        let lt = &cfg.blocks[to].loops;
+        if let Some(pos) = lf
+            .iter()
+            .enumerate()
+            .position(|(pos, &l)| cfg.loops[l].header == to && lt.len() == pos + 1)
+        {
+            let mut it = iters[..=pos].to_vec();
+            it[pos] += 1;
+            if it[pos] > MAX_DEPTH {
+                self.unbounded[lf[pos]] = true;
+                return None;
+            }
+            return Some(it);
+        }
+        let common = lf.iter().zip(lt.iter()).take_while(|(a, b)| a == b).count();
+        let mut it = iters[..common].to_vec();
+        it.resize(lt.len(), 0);
+        Some(it)
+    }
+
+    fn eval(&self, t: u32, regs: &Regs, e: &Expr) -> Option<u32> {
+        let mut d = Partial {
+            regs,
+            tid: t,
+            cfg: self.cfg,
+        };
+        eval::eval(&mut d, e)
+    }
+}
+
+/// Values that are known constants or unknown (`None`), with the concrete rules of `eval`.
+struct Partial<'a> {
+    regs: &'a [Option<u32>],
+    tid: u32,
+    cfg: &'a Cfg,
+}
+
+impl Domain for Partial<'_> {
+    type V = Option<u32>;
+    type B = Option<bool>;
+
+    fn lit(&mut self, x: u32) -> Option<u32> {
+        Some(x)
+    }
+    fn reg(&mut self, r: RegId) -> Option<u32> {
+        self.regs[r as usize]
+    }
+    fn builtin(&mut self, b: Builtin) -> Option<u32> {
+        Some(self.cfg.layout.builtin(b, self.tid))
+    }
+    fn konst(&mut self, b: bool) -> Option<bool> {
+        Some(b)
+    }
+    fn binop(&mut self, op: BinOp, a: &Option<u32>, b: &Option<u32>) -> Option<u32> {
+        match (op, a, b) {
+            // Known results whatever the unknown side is.
+            (BinOp::BitAnd | BinOp::Mul, Some(0), _) | (BinOp::BitAnd | BinOp::Mul, _, Some(0)) => {
+                Some(0)
+            }
+            _ => eval::concrete_binop(op, (*a)?, (*b)?),
+        }
+    }
+    fn unop(&mut self, op: UnOp, a: &Option<u32>) -> Option<u32> {
+        a.map(|a| eval::concrete_unop(op, a))
+    }
+    fn nonzero(&mut self, a: &Option<u32>) -> Option<bool> {
+        a.map(|a| a != 0)
+    }
+    fn eq(&mut self, a: &Option<u32>, b: &Option<u32>) -> Option<bool> {
+        Some((*a)? == (*b)?)
+    }
+    fn ule(&mut self, a: &Option<u32>, b: &Option<u32>) -> Option<bool> {
+        Some((*a)? <= (*b)?)
+    }
+    fn and(&mut self, a: &Option<bool>, b: &Option<bool>) -> Option<bool> {
+        match (a, b) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        }
+    }
+    fn or(&mut self, a: &Option<bool>, b: &Option<bool>) -> Option<bool> {
+        match (a, b) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        }
+    }
+    fn not(&mut self, a: &Option<bool>) -> Option<bool> {
+        a.map(|a| !a)
+    }
+    fn ite(&mut self, c: &Option<bool>, t: &Option<u32>, e: &Option<u32>) -> Option<u32> {
+        match c {
+            Some(true) => *t,
+            Some(false) => *e,
+            None if t == e => *t,
+            None => None,
+        }
+    }
+    fn bool_to_val(&mut self, b: &Option<bool>) -> Option<u32> {
+        b.map(|b| b as u32)
+    }
+    fn guarded(
+        &mut self,
+        c: &Option<bool>,
+        t: &mut dyn FnMut(&mut Self) -> Option<u32>,
+        e: &mut dyn FnMut(&mut Self) -> Option<u32>,
+    ) -> Option<u32> {
+        match c {
+            Some(true) => t(self),
+            Some(false) => e(self),
+            None => {
+                let (a, b) = (t(self), e(self));
+                if a == b {
+                    a
+                } else {
+                    None
+                }
+            }
+        }
+    }
+    fn unspecified(&mut self) -> Option<u32> {
+        None
+    }
+}
