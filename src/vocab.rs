@@ -438,6 +438,50 @@ impl Class {
     pub fn sgop_only(self) -> bool {
         matches!(self, Class::Speculative | Class::Lazy | Class::Symbolic)
     }
+
+    /// The class's timing rule (semantics.md §3), the one table the explorer's enabling
+    /// conditions, the encoder's constraints and the inclusion proofs' schemas all read.
+    pub fn rule(self) -> TimingRule {
+        let (members, waits) = match self {
+            Class::Independent | Class::Symbolic => (Members::Alone, false),
+            Class::Synchronous => (Members::Start, true),
+            Class::Collective => (Members::Group, true),
+            Class::Speculative => (Members::Group, false),
+            Class::Lazy => (Members::Resolve, true),
+        };
+        TimingRule {
+            members,
+            waits_for_undecided: waits,
+        }
+    }
+}
+
+/// When the event of a dynamic block db may happen under a class: how the events of T(db)
+/// are tied together, and whether threads undecided for db hold it back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingRule {
+    pub members: Members,
+    /// Every thread of the subgroup that does not enter db has decided (taken its leaving
+    /// event) before the members' start, group or resolution time.
+    pub waits_for_undecided: bool,
+}
+
+/// How the members' events of one instance are tied together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Members {
+    /// Each thread steps alone, any time (independent, symbolic: a symbolic op's value is
+    /// constrained by the final T(db) only).
+    Alone,
+    /// A start time S after every member's previous event; then each member steps alone, at
+    /// or after S (synchronous).
+    Start,
+    /// One atomic step of all members at one time G after every member's previous event
+    /// (collective, speculative); memory accesses inside it take consecutive times in some
+    /// order.
+    Group,
+    /// Each member issues alone; the result is resolved at a time R after every issue, and
+    /// every read of it comes after R (lazy).
+    Resolve,
 }
 
 impl fmt::Display for Class {

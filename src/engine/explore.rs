@@ -15,7 +15,7 @@ use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::model::Model;
-use crate::vocab::{Class, Kind};
+use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -677,19 +677,22 @@ impl<'p> Explorer<'p> {
                 }
                 continue;
             }
-            match class {
-                Class::Independent => raw.push(self.single(s.clone(), u)),
-                Class::Synchronous => {
-                    let ok = !self.undecided(s, sg, t.block)
-                        && self
-                            .members(s, sg, t.block)
-                            .iter()
-                            .all(|&m| s.threads[m].pc >= t.pc);
-                    if ok {
+            // The enabling condition is the class's timing rule (vocab::TimingRule).
+            let rule = class.rule();
+            let waits = rule.waits_for_undecided && self.undecided(s, sg, t.block);
+            match rule.members {
+                // A lazy op's issue is a step alone; its resolution waits (`resolvable`).
+                Members::Alone | Members::Resolve => raw.push(self.single(s.clone(), u)),
+                Members::Start => {
+                    let arrived = self
+                        .members(s, sg, t.block)
+                        .iter()
+                        .all(|&m| s.threads[m].pc >= t.pc);
+                    if arrived && !waits {
                         raw.push(self.single(s.clone(), u));
                     }
                 }
-                Class::Collective | Class::Speculative => {
+                Members::Group => {
                     let key = (sg, t.block, t.pc);
                     if groups_done.contains(&key) {
                         continue;
@@ -699,16 +702,14 @@ impl<'p> Explorer<'p> {
                     let aligned = members
                         .iter()
                         .all(|&m| s.threads[m].pc == t.pc && !self.blocked(&s.threads[m]));
-                    let undecided = self.undecided(s, sg, t.block);
-                    if aligned && (class == Class::Speculative || !undecided) {
-                        let seal = undecided;
+                    if aligned && !waits {
+                        // Firing while someone is still undecided seals the block.
+                        let seal = self.undecided(s, sg, t.block);
                         raw.extend(
                             self.with_choices(|ex, ch| ex.group(s.clone(), sg, &members, seal, ch)),
                         );
                     }
                 }
-                Class::Lazy => raw.push(self.single(s.clone(), u)),
-                Class::Symbolic => unreachable!("rejected before exploring"),
             }
         }
         let mut out = Vec::new();
@@ -996,8 +997,9 @@ impl<'p> Explorer<'p> {
 
     /// Lazy resolution: every thread of T(db) issued the op and nobody is undecided.
     fn resolvable(&self, s: &State) -> Option<LazyKey> {
+        let waits = self.model.class(Kind::Sgop).rule().waits_for_undecided;
         s.lazy.iter().map(|l| l.key).find(|&(sg, b, i)| {
-            !self.undecided(s, sg, b)
+            !(waits && self.undecided(s, sg, b))
                 && self
                     .members(s, sg, b)
                     .iter()

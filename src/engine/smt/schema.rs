@@ -14,7 +14,7 @@
 //! existence of extreme elements (a finite set has a minimum and a maximum).
 
 use super::Answer;
-use crate::vocab::{Class, Kind};
+use crate::vocab::{Class, Kind, Members};
 use z3::ast::{exists_const, forall_const, Bool, Dynamic, Real};
 use z3::{FuncDecl, SatResult, Solver, Sort};
 
@@ -56,20 +56,22 @@ impl Schema {
         let prev = self.r(&self.prev, u);
         let use_ = self.r(&self.use_, u);
         let leave = self.r(&self.leave, u);
-        let left_before = m.not().implies(leave.lt(w));
-        Some(match class {
-            Class::Independent | Class::Symbolic => return None,
-            Class::Synchronous => {
-                Bool::and(&[m.implies(Bool::and(&[w.le(&ts), prev.lt(w)])), left_before])
+        let rule = class.rule();
+        let tied = match rule.members {
+            Members::Alone => None,
+            // A collective memory step's accesses fall in [G, G + |T(db)|): for one event
+            // that is "at or after G, previous event before G", as for a start time.
+            Members::Start => Some(m.implies(Bool::and(&[w.le(&ts), prev.lt(w)]))),
+            Members::Group if kind == Kind::Memory => {
+                Some(m.implies(Bool::and(&[w.le(&ts), prev.lt(w)])))
             }
-            Class::Collective if kind == Kind::Memory => {
-                Bool::and(&[m.implies(Bool::and(&[w.le(&ts), prev.lt(w)])), left_before])
-            }
-            Class::Collective => Bool::and(&[m.implies(ts.eq(w)), left_before]),
-            Class::Speculative => m.implies(ts.eq(w)),
-            Class::Lazy => {
-                Bool::and(&[m.implies(Bool::and(&[ts.lt(w), w.lt(&use_)])), left_before])
-            }
+            Members::Group => Some(m.implies(ts.eq(w))),
+            Members::Resolve => Some(m.implies(Bool::and(&[ts.lt(w), w.lt(&use_)]))),
+        }?;
+        Some(if rule.waits_for_undecided {
+            Bool::and(&[tied, m.not().implies(leave.lt(w))])
+        } else {
+            tied
         })
     }
 

@@ -22,7 +22,7 @@ use crate::budget::{Budget, Exhausted};
 use crate::eval::UbKind;
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Op, Target};
-use crate::vocab::{Class, Kind};
+use crate::vocab::{Class, Kind, Members};
 use std::collections::{BTreeSet, HashMap};
 use z3::ast::Bool;
 
@@ -132,46 +132,45 @@ impl<'p> Encoding<'p> {
                                 cs.push(implies(&premise, &l.lt(time)));
                             }
                         };
-                        match class {
-                            Class::Independent | Class::Symbolic => {}
-                            Class::Synchronous => {
+                        let rule = class.rule();
+                        // The time the undecided must have left before, if the rule has one.
+                        let witness: Option<Time> = match rule.members {
+                            Members::Alone => None,
+                            Members::Start => {
                                 let pt = self.point(bid, pos);
                                 let s = self.time_var(format!("start_sg{sg}_b{b}_{pt}"));
                                 for (&u, m) in threads.iter().zip(&members) {
-                                    if is_false(m) {
-                                        continue;
+                                    if !is_false(m) {
+                                        cs.push(implies(
+                                            &and(&[lit, m]),
+                                            &and(&[&s.le(&ev(u)), &prev(u).lt(&s)]),
+                                        ));
                                     }
-                                    cs.push(implies(
-                                        &and(&[lit, m]),
-                                        &and(&[&s.le(&ev(u)), &prev(u).lt(&s)]),
-                                    ));
                                 }
-                                leaves_before(&s, &mut cs);
+                                Some(s)
                             }
-                            Class::Collective | Class::Speculative => {
+                            Members::Group => {
                                 let pt = self.point(bid, pos);
                                 let g = self.time_var(format!("group_sg{sg}_b{b}_{pt}"));
                                 if kind == Kind::Memory {
                                     self.collective_slot(
                                         sg, bid, pos, &threads, &members, &g, lit, &any, &mut cs,
                                     );
-                                    for (&u, m) in threads.iter().zip(&members) {
-                                        if !is_false(m) {
-                                            cs.push(implies(&and(&[lit, m]), &prev(u).lt(&g)));
-                                        }
-                                    }
-                                } else {
-                                    for (&u, m) in threads.iter().zip(&members) {
-                                        if !is_false(m) {
-                                            cs.push(implies(&and(&[lit, m]), &ev(u).eq(&g)));
-                                        }
-                                    }
                                 }
-                                if class == Class::Collective {
-                                    leaves_before(&g, &mut cs);
+                                for (&u, m) in threads.iter().zip(&members) {
+                                    if is_false(m) {
+                                        continue;
+                                    }
+                                    let at = if kind == Kind::Memory {
+                                        prev(u).lt(&g)
+                                    } else {
+                                        ev(u).eq(&g)
+                                    };
+                                    cs.push(implies(&and(&[lit, m]), &at));
                                 }
+                                Some(g)
                             }
-                            Class::Lazy => {
+                            Members::Resolve => {
                                 let Some(r) = resolve.get(&(sg, bid, pos)).cloned() else {
                                     continue;
                                 };
@@ -180,8 +179,11 @@ impl<'p> Encoding<'p> {
                                         cs.push(implies(&and(&[lit, m]), &ev(u).lt(&r)));
                                     }
                                 }
-                                leaves_before(&r, &mut cs);
+                                Some(r)
                             }
+                        };
+                        if let (Some(w), true) = (&witness, rule.waits_for_undecided) {
+                            leaves_before(w, &mut cs);
                         }
                     }
                     for c in cs.drain(..) {
