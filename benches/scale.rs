@@ -32,8 +32,11 @@
 //! Other flags: `--sizes 2,4,..`, `--families sso_ww,ks,peel`, `--models CM,SSO,..`,
 //! `--budget SECS` (per run, default 60), `--max-states N` (explorer, default 2000000),
 //! `--mem-cap MIB` (default 8192), `--z3-outcomes K` (default 1), `--engines explore,smt`,
-//! `--paper-runs K`
-//! (default 5), `--no-skip`, `--no-paper`.
+//! `--paper-runs K` (default 5), `--no-skip`, `--no-paper`, `--cts-sizes 4,8,..` (CTS-shaped
+//! batches from `tangle::gen::cts`, default 4,8,16,32,64), `--cts-programs K` (per batch up to
+//! 8 lanes, default 50), `--cts-programs-large K` (16 lanes and more, default 5),
+//! `--baseline PATH` (an older `tangle` run on the same Z3 cells and batches, for
+//! before/after ratios).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -532,6 +535,8 @@ struct Row {
     model: String,
     ex: Measured,
     z3: Measured,
+    /// The Z3 run of the `--baseline` build, when one is given.
+    z3_before: Option<Measured>,
 }
 
 fn ratio_cell(r: &Row) -> String {
@@ -572,9 +577,18 @@ fn table(rows: &[Row]) -> String {
     let mut s = String::new();
     s.push_str(
         "| family | N | model | explorer time | explorer states | Z3 time | explorer/Z3 | \
-         explorer verdict | Z3 verdict | agree | explorer peak MiB | Z3 peak MiB |\n",
+         explorer verdict | Z3 verdict | agree | explorer peak MiB | Z3 peak MiB |",
     );
-    s.push_str("|---|---:|---|---:|---:|---:|---:|---|---|---|---:|---:|\n");
+    let before = rows.iter().any(|r| r.z3_before.is_some());
+    if before {
+        s.push_str(" Z3 before | before/after | Z3 before peak MiB |");
+    }
+    s.push('\n');
+    s.push_str("|---|---:|---|---:|---:|---:|---:|---|---|---|---:|---:|");
+    if before {
+        s.push_str("---:|---:|---:|");
+    }
+    s.push('\n');
     for r in rows {
         let states = match r.ex.states {
             Some(n)
@@ -612,6 +626,20 @@ fn table(rows: &[Row]) -> String {
                 mib(r.z3.peak_kib)
             },
         );
+        if let Some(b) = &r.z3_before {
+            s.pop();
+            let ratio = if r.z3.gave_up() || r.z3.wall.is_zero() {
+                "—".to_string()
+            } else {
+                let x = b.wall.as_secs_f64() / r.z3.wall.as_secs_f64();
+                if b.gave_up() {
+                    format!("> {x:.0}")
+                } else {
+                    format!("{x:.1}")
+                }
+            };
+            let _ = writeln!(s, " {} | {} | {} |", time_cell(b), ratio, mib(b.peak_kib));
+        }
     }
     s
 }
@@ -632,6 +660,14 @@ struct Opts {
     paper: bool,
     emit: Option<PathBuf>,
     quick: bool,
+    /// Lane counts of the CTS-shaped batches (empty: none).
+    cts_sizes: Vec<u32>,
+    /// Programs per CTS batch up to 8 lanes, and from 16 lanes on.
+    cts_programs: u64,
+    cts_programs_large: u64,
+    /// A second `tangle` executable (an older build) run on the same CTS batches and Z3 cells,
+    /// for before/after ratios.
+    baseline: Option<PathBuf>,
 }
 
 fn list(v: &str) -> Vec<String> {
@@ -656,6 +692,10 @@ fn parse_opts() -> Result<Opts, String> {
         paper: true,
         emit: None,
         quick: false,
+        cts_sizes: vec![4, 8, 16, 32, 64],
+        cts_programs: 50,
+        cts_programs_large: 5,
+        baseline: None,
     };
     let (mut sizes, mut models, mut budget, mut max_states) = (None, None, None, None);
     let mut args = std::env::args().skip(1);
@@ -700,10 +740,32 @@ fn parse_opts() -> Result<Opts, String> {
                 o.mem_cap_mib = v.parse().map_err(|e| format!("--mem-cap {v}: {e}"))?
             }
             "--emit" => o.emit = Some(PathBuf::from(val("--emit")?)),
+            "--cts-sizes" => {
+                o.cts_sizes = list(&val("--cts-sizes")?)
+                    .iter()
+                    .map(|s| {
+                        s.parse::<u32>()
+                            .map_err(|e| format!("--cts-sizes {s}: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            "--cts-programs" => {
+                let v = val("--cts-programs")?;
+                o.cts_programs = v.parse().map_err(|e| format!("--cts-programs {v}: {e}"))?
+            }
+            "--cts-programs-large" => {
+                let v = val("--cts-programs-large")?;
+                o.cts_programs_large = v
+                    .parse()
+                    .map_err(|e| format!("--cts-programs-large {v}: {e}"))?
+            }
+            "--baseline" => o.baseline = Some(PathBuf::from(val("--baseline")?)),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
     if o.quick {
+        o.cts_sizes = vec![4, 8];
+        o.cts_programs = o.cts_programs.min(10);
         o.sizes = vec![2, 4, 8];
         o.models = QUICK_MODELS.iter().map(|s| s.to_string()).collect();
         o.paper_runs = o.paper_runs.min(2);
@@ -879,12 +941,22 @@ fn main() {
                 } else {
                     measured("skipped", "--engines without smt".into())
                 };
+                let z3_before = match (&o.baseline, o.engines.iter().any(|e| e == "smt")) {
+                    (Some(b), true) => {
+                        let saved = std::mem::replace(&mut runner.tangle, b.clone());
+                        let m = runner.check(&file, g.unroll, "smt", model, o.max_states);
+                        runner.tangle = saved;
+                        Some(m)
+                    }
+                    _ => None,
+                };
                 let row = Row {
                     family: fam.clone(),
                     n,
                     model: model.clone(),
                     ex,
                     z3,
+                    z3_before,
                 };
                 eprintln!(
                     "  {:<7} N={:<2} {:<5} explorer {:<10} {:>18}  z3 {:<8} {:>18}  ratio {}",
@@ -907,6 +979,7 @@ fn main() {
         }
     }
     let families_time = total.elapsed();
+    let cts_rows = cts_batches(&mut runner, &o, &scratch);
 
     let mut out = String::new();
     let _ = writeln!(
@@ -926,6 +999,9 @@ fn main() {
     );
     out.push_str(&table(&rows));
     let _ = writeln!(out, "\nfamilies: {} in total", secs(families_time));
+    if !cts_rows.is_empty() {
+        out.push_str(&cts_table(&cts_rows, &o));
+    }
 
     let mut notes = Vec::new();
     for r in &rows {
@@ -992,4 +1068,197 @@ fn main() {
     }
     print!("{out}");
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+// ---- CTS-shaped batches -----------------------------------------------------------------
+
+/// One `tangle check DIR` run over a batch of CTS-shaped programs (all seven models).
+struct CtsRow {
+    lanes: u32,
+    programs: u64,
+    ops: (usize, usize),
+    engine: &'static str,
+    /// The build that ran: "after" (this one) or "before" (`--baseline`).
+    build: &'static str,
+    wall: Duration,
+    peak_kib: Option<u64>,
+    forbid: usize,
+    unknown: usize,
+    other: usize,
+    /// The slowest (test, model) analysis by the engine's own clock (the first model of a
+    /// test also pays for its encoding), in ms.
+    slowest_ms: f64,
+    failure: Option<String>,
+}
+
+/// Generates `--cts-programs` programs per lane count and checks each batch in one process
+/// per engine (and with the baseline build, for Z3).
+fn cts_batches(runner: &mut Runner, o: &Opts, scratch: &Path) -> Vec<CtsRow> {
+    let mut rows = Vec::new();
+    for &n in &o.cts_sizes {
+        let dir = scratch.join(format!("cts_{n}"));
+        std::fs::create_dir_all(&dir).expect("create a batch directory");
+        let cfg = tangle::gen::cts::CtsConfig {
+            lanes: n,
+            min_ops: 30,
+            max_ops: 40,
+            ..Default::default()
+        };
+        let mut ops = (usize::MAX, 0);
+        // Large subgroups: fewer programs, and neither the explorer nor the baseline (both
+        // run out of their budget well below 16 lanes on these shapes).
+        let large = n >= 16;
+        let count = if large {
+            o.cts_programs_large
+        } else {
+            o.cts_programs
+        };
+        for seed in 0..count {
+            let p = tangle::gen::cts::generate(seed, &cfg);
+            ops = (ops.0.min(p.ops), ops.1.max(p.ops));
+            std::fs::write(dir.join(format!("{}.litmus", p.name)), &p.text)
+                .expect("write a test file");
+        }
+        let mut runs: Vec<(&'static str, &'static str)> = vec![("smt", "after")];
+        if o.baseline.is_some() && !large {
+            runs.push(("smt", "before"));
+        }
+        if o.engines.iter().any(|e| e == "explore") && !large {
+            runs.push(("explore", "after"));
+        }
+        for (engine, build) in runs {
+            let mut args = vec![
+                "check".to_string(),
+                dir.display().to_string(),
+                "--engine".into(),
+                engine.into(),
+                "--format".into(),
+                "json".into(),
+            ];
+            if engine == "explore" {
+                args.extend(["--max-states".into(), o.max_states.to_string()]);
+            }
+            let saved = runner.tangle.clone();
+            if build == "before" {
+                runner.tangle = o.baseline.clone().expect("a baseline");
+            }
+            let (wall, peak_kib, status, stdout, stderr) = runner.run_raw(&args);
+            runner.tangle = saved;
+            let mut row = CtsRow {
+                lanes: n,
+                programs: count,
+                ops,
+                engine,
+                build,
+                wall,
+                peak_kib,
+                forbid: 0,
+                unknown: 0,
+                other: 0,
+                slowest_ms: 0.0,
+                failure: None,
+            };
+            match status {
+                Err(Killed::Time) => {
+                    row.failure = Some(format!("killed after {} s", runner.budget.as_secs()))
+                }
+                Err(Killed::Memory) => {
+                    row.failure = Some(format!("killed above {} MiB", runner.mem_cap_mib))
+                }
+                Err(Killed::Failed) => row.failure = Some(format!("could not run: {stderr}")),
+                Ok(_) => match serde_json::from_str::<serde_json::Value>(&stdout) {
+                    Ok(serde_json::Value::Array(items)) => {
+                        for a in &items {
+                            match a["verdict"].as_str() {
+                                Some("forbidden") => row.forbid += 1,
+                                Some("unknown") => {
+                                    // The explorer cannot run Symb: not a failure of the batch.
+                                    if !(engine == "explore" && a["model"] == "Symb") {
+                                        row.unknown += 1
+                                    }
+                                }
+                                _ => row.other += 1,
+                            }
+                            row.slowest_ms =
+                                row.slowest_ms.max(a["millis"].as_f64().unwrap_or(0.0));
+                        }
+                    }
+                    _ => {
+                        row.failure = Some(format!(
+                            "no JSON; stderr: {}",
+                            stderr.lines().next().unwrap_or("")
+                        ))
+                    }
+                },
+            }
+            eprintln!(
+                "  cts N={n:<2} {engine:<7} {build:<6} {} forbid {} unknown {} other {} slowest {:.0} ms{}",
+                secs(row.wall),
+                row.forbid,
+                row.unknown,
+                row.other,
+                row.slowest_ms,
+                row.failure.as_deref().map(|f| format!(" ({f})")).unwrap_or_default()
+            );
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+fn cts_table(rows: &[CtsRow], o: &Opts) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nCTS-shaped batches (`tangle::gen::cts`, 30-40 ops, nesting up to 3, one subgroup): \
+         `tangle check DIR --engine E --format json`, all seven models, one process per batch; \
+         every program is deterministic, so every verdict should be `forbid`.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| lanes | programs | ops | engine | build | wall | peak MiB | forbid | unknown | other | slowest test x model | before/after |"
+    );
+    let _ = writeln!(
+        out,
+        "|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for r in rows {
+        let ratio = if r.build == "after" && r.engine == "smt" {
+            rows.iter()
+                .find(|b| b.lanes == r.lanes && b.build == "before" && b.engine == "smt")
+                .map(|b| {
+                    let x = b.wall.as_secs_f64() / r.wall.as_secs_f64().max(1e-9);
+                    if b.failure.is_some() {
+                        format!("> {x:.0}")
+                    } else {
+                        format!("{x:.1}")
+                    }
+                })
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {}-{} | {} | {} | {} | {} | {} | {} | {} | {:.0} ms | {} |",
+            r.lanes,
+            r.programs,
+            r.ops.0,
+            r.ops.1,
+            if r.engine == "smt" { "Z3" } else { "explorer" },
+            r.build,
+            match &r.failure {
+                Some(f) => format!("{} ({f})", secs(r.wall)),
+                None => secs(r.wall),
+            },
+            mib(r.peak_kib),
+            r.forbid,
+            r.unknown,
+            r.other,
+            r.slowest_ms,
+            ratio
+        );
+    }
+    let _ = o;
+    out
 }

@@ -215,7 +215,10 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+                // Our own logs only: the z3 crate logs every term it makes at debug level.
+                .unwrap_or_else(|_| {
+                    tracing_subscriber::EnvFilter::new(format!("warn,tangle={level}"))
+                }),
         )
         .with_writer(std::io::stderr)
         .try_init();

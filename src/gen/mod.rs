@@ -36,6 +36,8 @@
 //!   collection of the values each register and cell may hold (`Vals`), so the condition
 //!   may be unreachable. Engines are compared on outcome sets, which do not depend on it.
 
+pub mod cts;
+
 use crate::vocab::{AtomicOp, LocalFn, RedOp, SgOp};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

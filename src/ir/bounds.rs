@@ -16,6 +16,7 @@
 //! becomes known, or more than [`MAX_DEPTH`] iterations, or too much work) gets `--unroll`.
 
 use super::cfg::{Cfg, STerm};
+use super::unroll::{Program, Target, Term};
 use super::{Expr, Op, RegId};
 use crate::eval::{self, Domain};
 use crate::vocab::{BinOp, Builtin, UnOp};
@@ -266,4 +267,210 @@ impl Domain for Partial<'_> {
     fn unspecified(&mut self) -> Option<u32> {
         None
     }
+}
+
+/// What the subgroup-wide run of an unrolled program says about one loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// No execution takes the loop's cut; `n` iterations are entered at most.
+    Enough(u32),
+    /// Some thread certainly begins one more iteration than the unrolling has.
+    Deeper,
+    /// Whether the cut is taken depends on values not known before the run.
+    Open,
+}
+
+/// Runs every subgroup of an unrolled program together over known-or-unknown values, block
+/// by block in topological order and instruction by instruction across lanes, so that
+/// subgroup ops whose memberships and arguments are known give known results (an elect in a
+/// loop every lane leaves in turn), and says for each loop whether its unrolling suffices.
+/// `None` when the work limit ran out.
+pub fn needs(prog: &Program) -> Option<Vec<Need>> {
+    let cfg = &prog.cfg;
+    let nloops = cfg.loops.len();
+    let lay = prog.layout;
+    let nt = lay.threads as usize;
+    let nregs = prog.regs.len();
+    if nt.saturating_mul(prog.blocks.len()) > 4 * MAX_WORK {
+        return None;
+    }
+    let written: Vec<bool> = {
+        let mut w = vec![false; prog.globals.len()];
+        for b in &prog.blocks {
+            for i in &b.instrs {
+                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &i.op {
+                    w[loc.global as usize] = true;
+                }
+            }
+        }
+        w
+    };
+    let mut entered = vec![0u32; nloops];
+    let mut cut: Vec<Option<Need>> = vec![None; nloops];
+    type Inc = Vec<(Option<bool>, Regs)>;
+    let mut incoming: Vec<std::collections::HashMap<u32, Inc>> =
+        vec![std::collections::HashMap::new(); nt];
+    for (b, block) in prog.blocks.iter().enumerate() {
+        let bid = b as u32;
+        // Who is in the block, with which registers.
+        let mut live: Vec<Option<(Option<bool>, Regs)>> = Vec::with_capacity(nt);
+        for inc in incoming.iter_mut() {
+            if bid == prog.entry {
+                live.push(Some((Some(true), vec![Some(0); nregs])));
+                continue;
+            }
+            let inc: Inc = inc.remove(&bid).unwrap_or_default();
+            let mut it = inc.into_iter().filter(|(c, _)| *c != Some(false));
+            let Some((mut on, mut regs)) = it.next() else {
+                live.push(None);
+                continue;
+            };
+            for (c, r) in it {
+                for k in 0..nregs {
+                    regs[k] = match c {
+                        Some(true) => r[k],
+                        _ if r[k] == regs[k] => regs[k],
+                        _ => None,
+                    };
+                }
+                on = match (on, c) {
+                    (Some(true), _) | (_, Some(true)) => Some(true),
+                    _ => None,
+                };
+            }
+            live.push(Some((on, regs)));
+        }
+        if live.iter().all(Option::is_none) {
+            continue;
+        }
+        let sb = &cfg.blocks[block.sblock];
+        if let Some(&l) = sb.loops.last() {
+            if cfg.loops[l].header != block.sblock {
+                let k = *block.iters.last().expect("inside a loop");
+                entered[l] = entered[l].max(k + 1);
+            }
+        }
+        for ins in &block.instrs {
+            if let Op::SgOp { dst, op, args } = &ins.op {
+                for sg in 0..lay.subgroups() {
+                    let threads: Vec<u32> = lay.subgroup_threads(sg).collect();
+                    let mut members = Vec::new();
+                    let mut argv = Vec::new();
+                    for &t in &threads {
+                        match &live[t as usize] {
+                            Some((on, regs)) => {
+                                let mut d = Partial { regs, tid: t, cfg };
+                                members.push(*on);
+                                argv.push(args.iter().map(|a| eval::eval(&mut d, a)).collect());
+                            }
+                            None => {
+                                members.push(Some(false));
+                                argv.push(vec![Some(0); args.len()]);
+                            }
+                        }
+                    }
+                    for (j, &t) in threads.iter().enumerate() {
+                        if members[j] == Some(false) {
+                            continue;
+                        }
+                        let regs: Regs = Vec::new();
+                        let mut d = Partial {
+                            regs: &regs,
+                            tid: t,
+                            cfg,
+                        };
+                        let inp = eval::SgInputs::<Partial> {
+                            members: &members,
+                            args: &argv,
+                        };
+                        let v = eval::sgop_result(&mut d, *op, &inp, j as u32);
+                        if let Some((_, regs)) = live[t as usize].as_mut() {
+                            regs[*dst as usize] = v;
+                        }
+                    }
+                }
+                continue;
+            }
+            for (t, l) in live.iter_mut().enumerate() {
+                let Some((_, regs)) = l else { continue };
+                let mut d = Partial {
+                    regs,
+                    tid: t as u32,
+                    cfg,
+                };
+                match &ins.op {
+                    Op::Local { dst, value } => {
+                        let v = eval::eval(&mut d, value);
+                        regs[*dst as usize] = v;
+                    }
+                    Op::Load { dst, loc } => {
+                        let g = &prog.globals[loc.global as usize];
+                        let v = match eval::eval(&mut d, &loc.index) {
+                            Some(i) if !written[loc.global as usize] && i < g.len => {
+                                Some(g.init[i as usize])
+                            }
+                            _ => None,
+                        };
+                        regs[*dst as usize] = v;
+                    }
+                    Op::Atomic { dst: Some(r), .. } => regs[*r as usize] = None,
+                    _ => {}
+                }
+            }
+        }
+        // The terminator: edges with their conditions, and the cuts they may take.
+        let statics: Vec<usize> = match &sb.term {
+            STerm::Jump(t) => vec![*t],
+            STerm::Branch {
+                then_to, else_to, ..
+            } => vec![*then_to, *else_to],
+            STerm::Return => vec![],
+        };
+        for (t, l) in live.into_iter().enumerate() {
+            let Some((on, regs)) = l else { continue };
+            let conds: Vec<Option<bool>> = match &block.term {
+                Term::Return => vec![],
+                Term::Jump(_) => vec![on],
+                Term::Branch { cond, .. } => {
+                    let mut d = Partial {
+                        regs: &regs,
+                        tid: t as u32,
+                        cfg,
+                    };
+                    let c = eval::eval(&mut d, cond).map(|v| v != 0);
+                    let and = |a: Option<bool>, b: Option<bool>| match (a, b) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    };
+                    vec![and(on, c), and(on, c.map(|x| !x))]
+                }
+            };
+            for ((target, c), st) in block.term.targets().into_iter().zip(conds).zip(&statics) {
+                if c == Some(false) {
+                    continue;
+                }
+                match target {
+                    Target::Block(to) => incoming[t].entry(to).or_default().push((c, regs.clone())),
+                    Target::Cut => {
+                        let l = *cfg.blocks[*st].loops.last().expect("a cut enters a loop");
+                        let n = if c == Some(true) {
+                            Need::Deeper
+                        } else {
+                            Need::Open
+                        };
+                        cut[l] = Some(match (cut[l], n) {
+                            (Some(Need::Deeper), _) | (_, Need::Deeper) => Need::Deeper,
+                            _ => Need::Open,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Some(
+        (0..nloops)
+            .map(|l| cut[l].unwrap_or(Need::Enough(entered[l].max(1))))
+            .collect(),
+    )
 }

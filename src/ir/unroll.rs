@@ -9,6 +9,7 @@
 //! iteration still runs, and the edge that would begin one more iteration goes to
 //! [`Target::Cut`]: an execution that takes it is cut by the bound.
 
+use super::bounds::Need;
 use super::cfg::{Cfg, Role, SBlockId, STerm};
 use super::{Expr, GlobalInfo, Instr, Layout, Observable, Prop, RegInfo};
 use crate::syntax::Span;
@@ -175,13 +176,40 @@ impl Program {
 pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
     let unroll = unroll.max(1);
     let found = super::bounds::loop_depths(&cfg);
-    let depths: Vec<u32> = found.iter().map(|d| d.unwrap_or(unroll)).collect();
-    match unroll_to(&cfg, &depths, unroll) {
+    let mut depths: Vec<u32> = found.iter().map(|d| d.unwrap_or(unroll)).collect();
+    let mut prog = match unroll_to(&cfg, &depths, unroll) {
         Err(UnrollError::TooLarge(_)) if depths.iter().any(|&d| d != unroll) => {
-            unroll_to(&cfg, &vec![unroll; depths.len()], unroll)
+            depths = vec![unroll; depths.len()];
+            return unroll_to(&cfg, &depths, unroll);
         }
-        r => r,
+        r => r?,
+    };
+    // Run the subgroups together on the unrolled program: a loop certainly cut is deepened
+    // (doubling, up to MAX_DEPTH), a loop never cut is trimmed to the iterations entered.
+    for _ in 0..12 {
+        let Some(needs) = super::bounds::needs(&prog) else {
+            return Ok(prog);
+        };
+        let mut next = depths.clone();
+        for (l, need) in needs.iter().enumerate() {
+            match need {
+                Need::Enough(n) => next[l] = (*n).min(depths[l]),
+                Need::Deeper => next[l] = (depths[l] * 2).min(super::bounds::MAX_DEPTH),
+                Need::Open => {}
+            }
+        }
+        if next == depths {
+            return Ok(prog);
+        }
+        match unroll_to(&cfg, &next, unroll) {
+            Ok(p) => {
+                prog = p;
+                depths = next;
+            }
+            Err(_) => return Ok(prog),
+        }
     }
+    Ok(prog)
 }
 
 /// Unrolls loop `l` to `depths[l]` iterations.

@@ -139,12 +139,26 @@ pub struct Encoding<'p> {
     defs: Vec<(z3::ast::Dynamic, z3::ast::Dynamic)>,
     /// Accesses by global and known cell (`None`: unknown cell), for alias queries.
     by_global: HashMap<u32, HashMap<Option<u32>, Vec<usize>>>,
+    /// Accesses by program point (block, position).
+    at: HashMap<(BlockId, u32), Vec<usize>>,
     /// Per global: no instruction writes it, so every load reads the initial value.
     read_only: Vec<bool>,
     /// The analysis' budget: solver calls get what is left of its time.
     budget: Budget,
     /// The budget of formula building: the same deadline, half the memory.
     building: Budget,
+    /// When every guard folded (only the schedule is open), a second solver with Z3's
+    /// difference-logic arithmetic (`smt.arith.solver=1`), which finds schedules far faster;
+    /// it holds the same assertions. Dropped for good if it reports the formula outside
+    /// difference logic.
+    dl: std::cell::OnceCell<Solver>,
+    dl_ok: std::cell::Cell<bool>,
+    /// The timing constraints, built before the first solver call rather than up front:
+    /// when the condition, the cut and undefined behaviour all fold to constants, no solver
+    /// call is needed and the schedule never has to be encoded.
+    #[allow(clippy::type_complexity)]
+    deferred:
+        std::cell::RefCell<Option<(BTreeSet<(Kind, Class)>, HashMap<(u32, BlockId, u32), Time>)>>,
 }
 
 /// Runs `f`, turning a failure inside Z3 into an error instead of a crash. Z3 reports
@@ -164,7 +178,7 @@ pub fn contain<T>(max_memory_mib: Option<u64>, f: impl FnOnce() -> T) -> Result<
             .unwrap_or_default();
         match max_memory_mib {
             Some(mib) => format!(
-                "Z3 stopped: the memory budget ran out ({mib} MiB for the process, Z3's own ceiling twice that), or Z3 failed internally ({msg})"
+                "Z3 stopped: the memory budget ({mib} MiB) ran out, or Z3 failed internally ({msg})"
             ),
             None => format!("Z3 failed internally ({msg})"),
         }
@@ -190,7 +204,7 @@ impl<'p> Encoding<'p> {
         models: &[Model],
         opts: &SmtOptions,
     ) -> Result<Encoding<'p>, Exhausted> {
-        Self::with_optional(prog, models, opts, HashMap::new())
+        Self::build(prog, models, opts, HashMap::new(), false)
     }
 
     /// As [`Encoding::new`] for a program template: the instruction at (block, position) of
@@ -205,17 +219,35 @@ impl<'p> Encoding<'p> {
         opts: &SmtOptions,
         optional: HashMap<(BlockId, u32), (Bool, usize)>,
     ) -> Result<Encoding<'p>, Exhausted> {
+        Self::build(prog, models, opts, optional, true)
+    }
+
+    /// `template`: for [`synth`], which reads and extends `solver` itself, so everything is
+    /// built at once and only that solver is used.
+    fn build(
+        prog: &'p Program,
+        models: &[Model],
+        opts: &SmtOptions,
+        optional: HashMap<(BlockId, u32), (Bool, usize)>,
+        template: bool,
+    ) -> Result<Encoding<'p>, Exhausted> {
         let budget = Budget::new(
             opts.timeout_ms
                 .map(|ms| std::time::Duration::from_millis(ms as u64)),
             opts.max_memory_mib,
         );
         if let Some(mib) = opts.max_memory_mib {
-            // Z3's own ceiling is a backstop above ours (it counts its allocations, which run ahead
-            // of the resident set): the budget checks (which see the
-            // whole process) should stop first, and a solver call that reaches it says
-            // `unknown` ("max. memory exceeded").
-            z3::set_global_param("memory_max_size", &(2 * mib).to_string());
+            // Z3's own ceiling is the budget: building stops at half of it (our checks see the
+            // whole process), and a solver call that reaches it says `unknown`.
+            z3::set_global_param("memory_max_size", &mib.to_string());
+        }
+        // For measuring solver settings (docs/benchmarks.md): TANGLE_Z3_PARAMS="k=v,k=v".
+        if let Ok(ps) = std::env::var("TANGLE_Z3_PARAMS") {
+            for kv in ps.split(',') {
+                if let Some((k, v)) = kv.split_once('=') {
+                    z3::set_global_param(k.trim(), v.trim());
+                }
+            }
         }
         let slot = optional.iter().map(|(&k, (_, j))| (k, *j)).collect();
         let present = optional.into_iter().map(|(k, (p, _))| (k, p)).collect();
@@ -260,21 +292,61 @@ impl<'p> Encoding<'p> {
             slot,
             defs: Vec::new(),
             by_global: HashMap::new(),
+            at: HashMap::new(),
             read_only,
             building: budget.with_memory_share(1, 2),
             budget,
+            dl: std::cell::OnceCell::new(),
+            dl_ok: std::cell::Cell::new(true),
+            deferred: std::cell::RefCell::new(None),
         };
         let budget = enc.building.clone();
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
         let built = (|| {
             let (finals, resolve) = enc.paths(lazy, &budget)?;
             enc.memory(&budget)?;
-            enc.timing(&used, &resolve, &budget)?;
+            *enc.deferred.borrow_mut() = Some((used.clone(), resolve));
             enc.workgroup_barriers();
             enc.observe(&finals)?;
             budget.check_memory("encoding the program")
         })();
         built?;
+        if template {
+            // `synth` reads the solver's assertions directly.
+            enc.dl_ok.set(false);
+            enc.settle()?;
+        }
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let open_guards = enc
+                .inb
+                .iter()
+                .flatten()
+                .filter(|b| terms::known(b).is_none())
+                .count();
+            let entered = enc
+                .inb
+                .iter()
+                .flatten()
+                .filter(|b| !terms::is_false(b))
+                .count();
+            let unknown_cells = enc.mem.iter().filter(|e| e.cell.is_none()).count();
+            let open_values = enc
+                .written
+                .values()
+                .filter(|(_, v)| terms::num(v).is_none())
+                .count();
+            tracing::debug!(
+                entered,
+                open_guards,
+                accesses = enc.mem.len(),
+                unknown_cells,
+                open_values,
+                cut = ?terms::known(&enc.cut_any),
+                depths = ?enc.prog.depths,
+                assertions = enc.solver.get_assertions().len(),
+                "encoded"
+            );
+        }
         let ub_any = or(&enc.ub.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
         enc.assert(&implies(&enc.a_noub, &not(&ub_any)));
         enc.assert(&implies(&enc.a_nocut, &not(&enc.cut_any)));
@@ -299,10 +371,37 @@ impl<'p> Encoding<'p> {
         Ok(enc)
     }
 
+    /// Builds what was deferred (the timing constraints), and the difference-logic solver
+    /// when every guard folded. Called before every solver call; does nothing after the first.
+    fn settle(&self) -> Result<(), Exhausted> {
+        let Some((used, resolve)) = self.deferred.borrow_mut().take() else {
+            return Ok(());
+        };
+        self.timing(&used, &resolve, &self.building)?;
+        self.building
+            .check_memory("encoding the models' timing constraints")?;
+        let open_guards = self.inb.iter().flatten().any(|b| terms::known(b).is_none());
+        let wanted = std::env::var_os("TANGLE_NO_DL").is_none();
+        if wanted && !open_guards && self.dl_ok.get() && self.time_bits == 0 {
+            let dl = Solver::new();
+            let mut p = Params::new();
+            p.set_u32("arith.solver", 1);
+            dl.set_params(&p);
+            for a in self.solver.get_assertions() {
+                dl.assert(&a);
+            }
+            let _ = self.dl.set(dl);
+        }
+        Ok(())
+    }
+
     /// Asserts `c` unless it folded to `true`.
     fn assert(&self, c: &Bool) {
         if !is_true(c) {
             self.solver.assert(c);
+            if let Some(dl) = self.dl.get() {
+                dl.assert(c);
+            }
         }
     }
 
@@ -414,19 +513,35 @@ impl<'p> Encoding<'p> {
     }
 
     fn check(&self, assumptions: &[Bool]) -> Answer<z3::Model> {
+        if let Err(e) = self.settle() {
+            return Answer::Unknown(e.to_string());
+        }
+        if let Some(dl) = self.dl.get().filter(|_| self.dl_ok.get()) {
+            match self.check_on(dl, assumptions) {
+                Answer::Unknown(why) if why.contains("difference-logic") => self.dl_ok.set(false),
+                answer => return answer,
+            }
+        }
+        self.check_on(&self.solver, assumptions)
+    }
+
+    fn check_on(&self, solver: &Solver, assumptions: &[Bool]) -> Answer<z3::Model> {
         if let Some(ms) = self.budget.solver_ms() {
             if self.budget.remaining() == Some(std::time::Duration::ZERO) {
                 return Answer::Unknown("the time budget ran out".into());
             }
             let mut p = Params::new();
             p.set_u32("timeout", ms);
-            self.solver.set_params(&p);
+            solver.set_params(&p);
         }
-        match self.solver.check_assumptions(assumptions) {
-            SatResult::Sat => Answer::Yes(self.solver.get_model().expect("sat has a model")),
+        let start = std::time::Instant::now();
+        let result = solver.check_assumptions(assumptions);
+        tracing::debug!(?result, elapsed = ?start.elapsed(), assumptions = assumptions.len(), dl = !std::ptr::eq(solver, &self.solver), "solver call");
+        match result {
+            SatResult::Sat => Answer::Yes(solver.get_model().expect("sat has a model")),
             SatResult::Unsat => Answer::No,
             SatResult::Unknown => Answer::Unknown(
-                self.solver
+                solver
                     .get_reason_unknown()
                     .unwrap_or_else(|| "the solver gave up".into()),
             ),
@@ -436,8 +551,14 @@ impl<'p> Encoding<'p> {
     /// Is an outcome satisfying the condition reachable under `m` (complete, no undefined
     /// behaviour, not cut)? With a witness trace.
     pub fn allowed(&self, m: &Model) -> Answer<Vec<Step>> {
+        let prop = self.prop(&self.prog.prop);
+        if terms::is_false(&prop) {
+            // The condition is false in every execution, whatever the schedule: no need to
+            // ask whether a schedule exists.
+            return Answer::No;
+        }
         let p = Bool::fresh_const("query_prop");
-        self.solver.assert(p.implies(self.prop(&self.prog.prop)));
+        self.assert(&p.implies(prop));
         let mut a = self.model_lits(m);
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
         match self.check(&a) {
@@ -470,7 +591,7 @@ impl<'p> Encoding<'p> {
         a.extend([self.a_noub.clone(), self.a_nocut.clone()]);
         if only_p {
             let p = Bool::fresh_const("query_prop");
-            self.solver.assert(p.implies(self.prop(&self.prog.prop)));
+            self.assert(&p.implies(self.prop(&self.prog.prop)));
             a.push(p);
         }
         let mut outcomes = Vec::new();
@@ -511,7 +632,7 @@ impl<'p> Encoding<'p> {
             .observables
             .iter()
             .zip(vals)
-            .map(|(o, v)| o.eq(bv(*v)))
+            .map(|(o, v)| eq(o, &bv(*v)))
             .collect();
         let refs: Vec<&Bool> = same.iter().collect();
         terms::and(&refs)
@@ -520,14 +641,18 @@ impl<'p> Encoding<'p> {
     /// A literal that, assumed, excludes the outcome `vals`.
     fn block_outcome(&self, vals: &[u32]) -> Bool {
         let blk = Bool::fresh_const("block_outcome");
-        self.solver.assert(blk.implies(self.is_outcome(vals).not()));
+        self.assert(&blk.implies(self.is_outcome(vals).not()));
         blk
     }
 
     /// Is exactly the outcome `vals` reachable under `m`? With a witness.
     pub fn reaches(&self, m: &Model, vals: &[u32]) -> Answer<Vec<Step>> {
+        let is = self.is_outcome(vals);
+        if terms::is_false(&is) {
+            return Answer::No;
+        }
         let l = Bool::fresh_const("query_outcome");
-        self.solver.assert(l.implies(self.is_outcome(vals)));
+        self.assert(&l.implies(is));
         let mut a = self.model_lits(m);
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
         match self.check(&a) {
@@ -540,6 +665,10 @@ impl<'p> Encoding<'p> {
     /// Can an execution under `m` be cut by the loop bound? (Undefined behaviour allowed: an
     /// over-approximation, so a cut is never missed.)
     pub fn cut(&self, m: &Model) -> Answer<Vec<Step>> {
+        if terms::is_false(&self.cut_any) {
+            // No path of any thread takes a cut edge.
+            return Answer::No;
+        }
         let mut a = self.model_lits(m);
         a.push(self.a_cut.clone());
         match self.check(&a) {

@@ -29,9 +29,19 @@ use z3::ast::Bool;
 impl<'p> Encoding<'p> {
     /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
     /// is no longer reachable (only meaningful when `w` does not enter `b`).
-    pub(super) fn leave(&self, w: u32, b: BlockId) -> Time {
+    pub(super) fn leave(&self, w: u32, b: BlockId, path: Option<&[usize]>) -> Time {
         let prog = self.prog;
         let wi = w as usize;
+        if let Some(path) = path {
+            // A known path: the blocks on it that still reach b form a prefix (an earlier
+            // block reaches every later one), so the leaving event is the terminator of the
+            // prefix's last block: the branch away from b, or the return.
+            let k = path.partition_point(|&p| p < b as usize && prog.reaches(p as BlockId, b));
+            return match k {
+                0 => Time::konst(-1, self.time_bits),
+                k => self.ts[wi][path[k - 1]].last().expect("terminator").clone(),
+            };
+        }
         let mut acc = Time::konst(-1, self.time_bits);
         for p in 0..b as usize {
             if is_false(&self.inb[wi][p]) || !prog.reaches(p as BlockId, b) {
@@ -60,7 +70,7 @@ impl<'p> Encoding<'p> {
 
     /// Per-class timing constraints, each behind its (kind, class) literal.
     pub(super) fn timing(
-        &mut self,
+        &self,
         used: &BTreeSet<(Kind, Class)>,
         resolve: &HashMap<(u32, BlockId, u32), Time>,
         budget: &Budget,
@@ -68,6 +78,16 @@ impl<'p> Encoding<'p> {
         let prog = self.prog;
         let lay = prog.layout;
         let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
+        // Each thread's path, when every guard of it is known.
+        let paths: Vec<Option<Vec<usize>>> = self
+            .inb
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .all(|b| super::terms::known(b).is_some())
+                    .then(|| (0..g.len()).filter(|&b| is_true(&g[b])).collect())
+            })
+            .collect();
         let mut cs: Vec<Bool> = Vec::new();
         for sg in 0..lay.subgroups() {
             let threads: Vec<u32> = lay.subgroup_threads(sg).collect();
@@ -127,7 +147,9 @@ impl<'p> Encoding<'p> {
                                 }
                                 let l = leave_cache
                                     .entry((w, bid))
-                                    .or_insert_with(|| self.leave(w, bid))
+                                    .or_insert_with(|| {
+                                        self.leave(w, bid, paths[w as usize].as_deref())
+                                    })
                                     .clone();
                                 cs.push(implies(&premise, &l.lt(time)));
                             }
@@ -195,8 +217,8 @@ impl<'p> Encoding<'p> {
         Ok(())
     }
 
-    /// Collective memory: the members' accesses take the consecutive times [G, G + |T(db)|),
-    /// in some order, and no conflicting access of anyone else falls inside.
+    /// Collective memory: the members' accesses take times in a slot [G, E), in some order,
+    /// and no conflicting access of anyone else falls inside.
     #[allow(clippy::too_many_arguments)]
     fn collective_slot(
         &self,
@@ -211,11 +233,15 @@ impl<'p> Encoding<'p> {
         cs: &mut Vec<Bool>,
     ) {
         let bits = self.time_bits;
-        let cnt = members
+        let known = members.iter().filter(|m| is_true(m)).count() as i64;
+        let open: Vec<&Bool> = members
             .iter()
-            .map(|m| Time::ite(m, &Time::konst(1, bits), &Time::konst(0, bits)))
-            .reduce(|a, b| a.add(&b))
-            .expect("a subgroup has lanes");
+            .filter(|m| super::terms::known(m).is_none())
+            .collect();
+        // |T(db)|: a constant when every membership is known (difference logic), else a sum.
+        let cnt = open.iter().fold(Time::konst(known, bits), |acc, m| {
+            acc.add(&Time::ite(m, &Time::konst(1, bits), &Time::konst(0, bits)))
+        });
         let end = g.add(&cnt);
         for (&u, m) in threads.iter().zip(members) {
             if is_false(m) {
@@ -225,17 +251,26 @@ impl<'p> Encoding<'p> {
             cs.push(implies(&and(&[lit, m]), &and(&[&g.le(&t), &t.lt(&end)])));
         }
         let lay = self.prog.layout;
-        let inside: Vec<usize> = (0..self.mem.len())
-            .filter(|&i| {
-                let e = &self.mem[i];
-                e.block == b && e.pos == pos && lay.subgroup_of(e.thread) == sg
-            })
+        let inside: Vec<usize> = self
+            .at
+            .get(&(b, pos))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| lay.subgroup_of(self.mem[i].thread) == sg)
             .collect();
         let Some(&first) = inside.first() else {
             return;
         };
         let global = self.mem[first].global;
-        for e in self.accesses_to(global, None) {
+        // Only accesses that may alias a member's access can conflict with it.
+        let mut others: Vec<usize> = inside
+            .iter()
+            .flat_map(|&i| self.accesses_to(global, self.mem[i].cell))
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        for e in others {
             if inside.contains(&e) {
                 continue;
             }
