@@ -55,14 +55,17 @@ impl<'p> Encoding<'p> {
     /// Groups the accesses by global and cell, for the alias queries.
     pub(super) fn index_accesses(&mut self) {
         let mut by: HashMap<u32, HashMap<Option<u32>, Vec<usize>>> = HashMap::new();
+        let mut at: HashMap<(crate::ir::BlockId, u32), Vec<usize>> = HashMap::new();
         for (i, e) in self.mem.iter().enumerate() {
             by.entry(e.global)
                 .or_default()
                 .entry(e.cell)
                 .or_default()
                 .push(i);
+            at.entry((e.block, e.pos)).or_default().push(i);
         }
         self.by_global = by;
+        self.at = at;
     }
 
     /// Could access `a` come before access `b` in an execution? Always across threads; within

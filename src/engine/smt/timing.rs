@@ -282,6 +282,7 @@ impl<'p> Encoding<'p> {
             if !conflicts || is_false(&ev.guard) {
                 continue;
             }
+            tracing::trace!(sg, b, pos, other = e, "slot exclusion");
             cs.push(implies(
                 &and(&[lit, any, &ev.guard]),
                 &or(&[ev.ts.lt(g), ev.ts.ge(&end)]),
