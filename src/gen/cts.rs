@@ -60,6 +60,7 @@
 //! `subgroupElect()`. The test says that under every model the condition (some cell of `out`
 //! differs from the simulation) is forbidden; on generated samples both engines agree.
 
+use super::Rng;
 use std::fmt::Write as _;
 
 /// What programs to generate. Build it from `Default` and change fields.
@@ -256,26 +257,6 @@ enum Stmt {
     Return,
 }
 
-/// splitmix64; a few lines, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n`; `n` must be positive.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
 /// The kinds of flat op that matter for the CTS's "no ballot after a ballot" rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flat {
@@ -359,7 +340,7 @@ fn build(seed: u64, cfg: &CtsConfig) -> Built {
     };
     let max = cfg.max_ops.max(1);
     let min = cfg.min_ops.min(max);
-    let target = min + g.rng.below((max - min + 1) as u64) as usize;
+    let target = min + g.rng.below(max - min + 1);
     let mut body = Vec::new();
     let mut idle = 0;
     while g.ops < target {
@@ -457,7 +438,7 @@ impl Gen<'_> {
     }
 
     fn mask_cond(&mut self) -> Cond {
-        let idx = self.rng.below(NUM_MASKS as u64) as usize;
+        let idx = self.rng.below(NUM_MASKS);
         if idx == 0 {
             self.input_cond()
         } else {
@@ -467,11 +448,11 @@ impl Gen<'_> {
 
     fn input_cond(&mut self) -> Cond {
         self.inputs = true;
-        Cond::Input(self.rng.below(NUM_INPUTS as u64) as u32)
+        Cond::Input(self.rng.below(NUM_INPUTS as usize) as u32)
     }
 
     fn lane_cond(&mut self) -> Cond {
-        Cond::LaneLt(self.rng.below(self.cfg.lanes as u64 + 1) as u32)
+        Cond::LaneLt(self.rng.below(self.cfg.lanes as usize + 1) as u32)
     }
 
     /// `Program.genIf` (and an `if (subgroupElect())` without `else`).
@@ -683,7 +664,7 @@ impl Gen<'_> {
             let cond = if exit == Exit::Return {
                 self.input_cond()
             } else {
-                let idx = 1 + self.rng.below(NUM_MASKS as u64 - 1) as usize;
+                let idx = 1 + self.rng.below(NUM_MASKS - 1);
                 Cond::Mask(self.masks[idx])
             };
             for _ in 0..5 {

@@ -963,7 +963,7 @@ impl<'a> Gen<'a> {
                     let mut acc = x;
                     vals.extend([acc]);
                     for _ in 1..n {
-                        acc = reduce_guess(r, acc, x);
+                        acc = RedOp::apply(r, acc, x);
                         vals.extend([acc]);
                     }
                 }
@@ -1103,21 +1103,6 @@ impl<'a> Gen<'a> {
         }
         let join = if self.rng.chance(10) { " || " } else { " && " };
         atoms.join(join)
-    }
-}
-
-/// A reduction step on concrete values, for guessing plausible results only. The semantics
-/// lives in `crate::eval`. The generator keeps its own few lines so that it depends on the
-/// vocabulary's names and nothing else.
-fn reduce_guess(r: RedOp, a: u32, b: u32) -> u32 {
-    match r {
-        RedOp::Add => a.wrapping_add(b),
-        RedOp::Mul => a.wrapping_mul(b),
-        RedOp::Min => a.min(b),
-        RedOp::Max => a.max(b),
-        RedOp::And => a & b,
-        RedOp::Or => a | b,
-        RedOp::Xor => a ^ b,
     }
 }
 

@@ -35,17 +35,7 @@ pub fn loop_depths(cfg: &Cfg) -> Vec<Option<u32>> {
     if nloops == 0 {
         return Vec::new();
     }
-    let written: Vec<bool> = {
-        let mut w = vec![false; cfg.globals.len()];
-        for b in &cfg.blocks {
-            for i in &b.instrs {
-                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &i.op {
-                    w[loc.global as usize] = true;
-                }
-            }
-        }
-        w
-    };
+    let written = cfg.written_globals();
     let mut a = Analysis {
         cfg,
         written,
@@ -142,24 +132,13 @@ impl Analysis<'_> {
     /// `None` past [`MAX_DEPTH`] (the loop is then unbounded for the analysis).
     fn successor(&mut self, from: usize, iters: &[u32], to: usize) -> Option<Vec<u32>> {
         let cfg = self.cfg;
-        let lf = &cfg.blocks[from].loops;
-        let lt = &cfg.blocks[to].loops;
-        if let Some(pos) = lf
-            .iter()
-            .enumerate()
-            .position(|(pos, &l)| cfg.loops[l].header == to && lt.len() == pos + 1)
-        {
-            let mut it = iters[..=pos].to_vec();
-            it[pos] += 1;
-            if it[pos] > MAX_DEPTH {
-                self.unbounded[lf[pos]] = true;
+        let it = super::unroll::iters_after(cfg, from, iters, to);
+        if let (Some(&l), Some(&k)) = (cfg.blocks[to].loops.last(), it.last()) {
+            if cfg.loops[l].header == to && k > MAX_DEPTH {
+                self.unbounded[l] = true;
                 return None;
             }
-            return Some(it);
         }
-        let common = lf.iter().zip(lt.iter()).take_while(|(a, b)| a == b).count();
-        let mut it = iters[..common].to_vec();
-        it.resize(lt.len(), 0);
         Some(it)
     }
 
@@ -294,17 +273,7 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
     if nt.saturating_mul(prog.blocks.len()) > 4 * MAX_WORK {
         return None;
     }
-    let written: Vec<bool> = {
-        let mut w = vec![false; prog.globals.len()];
-        for b in &prog.blocks {
-            for i in &b.instrs {
-                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &i.op {
-                    w[loc.global as usize] = true;
-                }
-            }
-        }
-        w
-    };
+    let written = cfg.written_globals();
     let mut entered = vec![0u32; nloops];
     let mut cut: Vec<Option<Need>> = vec![None; nloops];
     type Inc = Vec<(Option<bool>, Regs)>;

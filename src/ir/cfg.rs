@@ -89,6 +89,22 @@ pub struct Cfg {
     pub prop: Prop,
 }
 
+impl Cfg {
+    /// Per global: some instruction stores to it or updates it atomically. A global nobody
+    /// writes keeps its initial value, which every analysis may use as a constant.
+    pub fn written_globals(&self) -> Vec<bool> {
+        let mut w = vec![false; self.globals.len()];
+        for b in &self.blocks {
+            for i in &b.instrs {
+                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &i.op {
+                    w[loc.global as usize] = true;
+                }
+            }
+        }
+        w
+    }
+}
+
 /// Lowers a resolved test. The front end has already checked every name, so lookups here
 /// cannot fail on a test it accepted.
 pub fn lower(test: &ast::Test) -> Cfg {

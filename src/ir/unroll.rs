@@ -321,18 +321,12 @@ fn succs(t: &STerm) -> Vec<SBlockId> {
     }
 }
 
-/// The instance reached from instance (`from`, `iters`) by the static edge to `to`, or `None`
-/// when the edge would begin an iteration beyond the bound.
-fn successor(
-    cfg: &Cfg,
-    from: SBlockId,
-    iters: &[u32],
-    to: SBlockId,
-    depths: &[u32],
-) -> Option<(SBlockId, Vec<u32>)> {
+/// The iteration vector after the static edge `from -> to` taken at iteration vector
+/// `iters`: a back edge to a loop's header counts one more iteration of that loop; any other
+/// edge keeps the counts of the loops both ends share and starts entered loops at 0.
+pub(super) fn iters_after(cfg: &Cfg, from: SBlockId, iters: &[u32], to: SBlockId) -> Vec<u32> {
     let lf = &cfg.blocks[from].loops;
     let lt = &cfg.blocks[to].loops;
-    // A back edge: from inside loop L to L's header.
     if let Some(pos) = lf
         .iter()
         .enumerate()
@@ -340,13 +334,26 @@ fn successor(
     {
         let mut it = iters[..=pos].to_vec();
         it[pos] += 1;
-        return Some((to, it));
+        return it;
     }
     let common = lf.iter().zip(lt.iter()).take_while(|(a, b)| a == b).count();
     let mut it = iters[..common].to_vec();
     it.resize(lt.len(), 0);
-    // Entering the body of an iteration at the bound is the cut.
-    if let (Some(&l), Some(&last)) = (lt.last(), it.last()) {
+    it
+}
+
+/// The instance reached from instance (`from`, `iters`) by the static edge to `to`, or `None`
+/// when the edge would begin an iteration beyond the loop's depth (the cut).
+fn successor(
+    cfg: &Cfg,
+    from: SBlockId,
+    iters: &[u32],
+    to: SBlockId,
+    depths: &[u32],
+) -> Option<(SBlockId, Vec<u32>)> {
+    let it = iters_after(cfg, from, iters, to);
+    // Entering the body of an iteration at the depth is the cut.
+    if let (Some(&l), Some(&last)) = (cfg.blocks[to].loops.last(), it.last()) {
         if last >= depths[l] && cfg.loops[l].header != to {
             return None;
         }

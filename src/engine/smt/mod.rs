@@ -40,7 +40,7 @@ use self::time::Time;
 use super::trace::Step;
 use crate::budget::{Budget, Exhausted};
 use crate::eval::UbKind;
-use crate::ir::{BlockId, Observable, Op, Program, Prop, PropTerm, RegId, Target};
+use crate::ir::{BlockId, Observable, Program, Prop, PropTerm, RegId, Target};
 use crate::model::Model;
 use crate::vocab::{BinOp, Class, Kind};
 use decode::model_u32;
@@ -262,14 +262,7 @@ impl<'p> Encoding<'p> {
                 )
             })
             .collect();
-        let mut read_only = vec![true; prog.globals.len()];
-        for block in &prog.blocks {
-            for ins in &block.instrs {
-                if let Op::Store { loc, .. } | Op::Atomic { loc, .. } = &ins.op {
-                    read_only[loc.global as usize] = false;
-                }
-            }
-        }
+        let read_only = prog.cfg.written_globals().iter().map(|w| !w).collect();
         let mut enc = Encoding {
             prog,
             solver,
