@@ -209,13 +209,18 @@ pub fn sgop_result<D: Domain>(d: &mut D, op: SgOp, inp: &SgInputs<D>, lane: u32)
             }
             d.bool_to_val(&acc)
         }
-        SgOp::Ballot => {
+        SgOp::Ballot | SgOp::BallotHigh => {
             let mut acc = d.lit(0);
             let zero = d.lit(0);
-            for j in 0..n {
+            let lanes = if op == SgOp::Ballot {
+                0..n.min(32)
+            } else {
+                32.min(n)..n
+            };
+            for j in lanes {
                 let nz = d.nonzero(&arg(j, 0));
                 let set = d.and(&inp.members[j as usize], &nz);
-                let bitv = d.lit(1u32.wrapping_shl(j));
+                let bitv = d.lit(1u32 << (j % 32));
                 let v = d.ite(&set, &bitv, &zero);
                 acc = d.binop(BinOp::BitOr, &acc, &v);
             }

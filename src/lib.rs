@@ -21,5 +21,18 @@ pub mod ir;
 pub mod model;
 pub mod query;
 pub mod report;
+pub mod shader;
 pub mod syntax;
 pub mod vocab;
+
+/// Reads a test: a `.litmus` file, or a shader (`.wgsl`, `.spv`, `.comp`) launched as `launch`
+/// says (the launch is ignored for litmus files).
+pub fn load(
+    path: &std::path::Path,
+    launch: &shader::Launch,
+) -> Result<syntax::ast::Test, syntax::Diagnostics> {
+    match shader::Language::of(path) {
+        Some(_) => shader::load(path, launch),
+        None => syntax::parse_file(path),
+    }
+}

@@ -116,6 +116,60 @@ struct Common {
     /// Explorer state budget; beyond it the verdict is unknown (about 2.3 KiB a state).
     #[arg(long, default_value_t = 800_000)]
     max_states: usize,
+    #[command(flatten)]
+    shader: ShaderArgs,
+}
+
+/// How a shader (.wgsl, .spv, .comp) is launched and what is asked of it.
+#[derive(Args, Clone, Default)]
+struct ShaderArgs {
+    /// Shaders: lanes per subgroup (required; no default).
+    #[arg(long, value_name = "N")]
+    subgroup_size: Option<u32>,
+    /// Shaders: invocations per workgroup (default: the shader's workgroup size).
+    #[arg(long, value_name = "N")]
+    workgroup_size: Option<u32>,
+    /// Shaders: workgroups dispatched (default 1).
+    #[arg(long, value_name = "N")]
+    workgroups: Option<u32>,
+    /// Shaders: the compute entry point (default: the only one).
+    #[arg(long, value_name = "NAME")]
+    entry: Option<String>,
+    /// Shaders: a buffer's initial words, a flat JSON array (NAME or GROUP:BINDING;
+    /// FILE.json#/json/pointer reads an array inside a larger document). Repeatable.
+    #[arg(long = "buffer", value_name = "NAME=FILE.json")]
+    buffers: Vec<String>,
+    /// Shaders: a buffer's expected final words. The question becomes "can some execution end
+    /// with an expected word different?": forbid means every execution gives them. Repeatable.
+    #[arg(long = "expect", value_name = "NAME=FILE.json")]
+    expect: Vec<String>,
+    /// Shaders: a buffer whose final words are the outcome (default: every writable storage
+    /// buffer when there is no --expect). Repeatable.
+    #[arg(long = "observe", value_name = "NAME")]
+    observe: Vec<String>,
+}
+
+impl ShaderArgs {
+    fn launch(&self) -> Result<tangle::shader::Launch, String> {
+        let pairs = |v: &[String], flag: &str| -> Result<Vec<(String, String)>, String> {
+            v.iter()
+                .map(|s| {
+                    s.split_once('=')
+                        .map(|(n, f)| (n.to_string(), f.to_string()))
+                        .ok_or_else(|| format!("{flag} {s}: expected NAME=FILE.json"))
+                })
+                .collect()
+        };
+        Ok(tangle::shader::Launch {
+            subgroup_size: self.subgroup_size,
+            workgroup_size: self.workgroup_size,
+            workgroups: self.workgroups,
+            entry: self.entry.clone(),
+            buffers: pairs(&self.buffers, "--buffer")?,
+            expect: pairs(&self.expect, "--expect")?,
+            observe: self.observe.clone(),
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -244,10 +298,17 @@ fn run(kind: &str, c: &Common) -> ExitCode {
         .with_max_outcomes(c.max_outcomes)
         .with_time_bits(c.time_bits)
         .with_outcomes(kind != "check" || c.witness);
+    let launch = match c.shader.launch() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let (files, mut input_error) = collect_files(&c.files);
     let mut tests: Vec<Test> = Vec::new();
     for f in &files {
-        match syntax::parse_file(f) {
+        match tangle::load(f, &launch) {
             Ok(t) => tests.push(t),
             Err(d) => {
                 eprintln!("{d}");

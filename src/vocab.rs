@@ -186,7 +186,10 @@ pub enum SgOp {
     All,
     Any,
     AllEqual,
+    /// The mask of lanes 0..31 whose argument is true (the x word of a `vec4<u32>` ballot).
     Ballot,
+    /// The mask of lanes 32..63 (the y word): shaders' ballots at 64 lanes.
+    BallotHigh,
     Elect,
     Broadcast,
     BroadcastFirst,
@@ -219,6 +222,7 @@ impl SgOp {
             SgOp::Any => "Any",
             SgOp::AllEqual => "AllEqual",
             SgOp::Ballot => "Ballot",
+            SgOp::BallotHigh => "BallotHigh",
             SgOp::Elect => "Elect",
             SgOp::Broadcast => "Broadcast",
             SgOp::BroadcastFirst => "BroadcastFirst",
@@ -239,6 +243,7 @@ impl SgOp {
             SgOp::Any,
             SgOp::AllEqual,
             SgOp::Ballot,
+            SgOp::BallotHigh,
             SgOp::Elect,
             SgOp::Broadcast,
             SgOp::BroadcastFirst,

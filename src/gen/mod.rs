@@ -912,6 +912,7 @@ impl<'a> Gen<'a> {
         let ops: Vec<SgOp> = SgOp::all()
             .into_iter()
             .filter(|&op| op != SgOp::Ballot || self.cfg.lanes <= 32)
+            .filter(|&op| op != SgOp::BallotHigh || self.cfg.lanes > 32)
             .collect();
         self.rng.pick(&ops)
     }
@@ -924,6 +925,15 @@ impl<'a> Gen<'a> {
             SgOp::All | SgOp::Any => (vec![self.bool_atom(ctx).text], Vals::of([0, 1])),
             SgOp::Ballot => {
                 let full = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+                let vals = Vals::of([0, full, 1, full - 1]);
+                (vec![self.bool_atom(ctx).text], vals)
+            }
+            SgOp::BallotHigh => {
+                let full = if n >= 64 {
+                    u32::MAX
+                } else {
+                    (1 << (n - 32)) - 1
+                };
                 let vals = Vals::of([0, full, 1, full - 1]);
                 (vec![self.bool_atom(ctx).text], vals)
             }

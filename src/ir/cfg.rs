@@ -147,7 +147,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
     }
     let mut observables = Vec::new();
     let prop = lw.prop(&test.condition.prop, &mut observables);
-    for o in extra {
+    for o in test.observe.iter().chain(extra) {
         lw.term(o, &mut observables);
     }
     Cfg {
@@ -179,7 +179,11 @@ fn collect_regs(stmts: &[ast::Stmt], f: &mut dyn FnMut(&str)) {
                 collect_regs(then_body, f);
                 collect_regs(else_body, f);
             }
-            StmtKind::While { body, .. } | StmtKind::Loop { body } => collect_regs(body, f),
+            StmtKind::While { body, .. } => collect_regs(body, f),
+            StmtKind::Loop { body, continuing } => {
+                collect_regs(body, f);
+                collect_regs(continuing, f);
+            }
             StmtKind::For {
                 init, step, body, ..
             } => {
@@ -347,7 +351,7 @@ impl Lowerer {
                 return Some(merge);
             }
             StmtKind::While { cond, body } => {
-                return Some(self.looping(Some(cond), None, body, cur, span));
+                return Some(self.looping(Some(cond), &[], body, cur, span));
             }
             StmtKind::For {
                 init,
@@ -359,9 +363,12 @@ impl Lowerer {
                     Some(init) => self.stmt(init, cur)?,
                     None => cur,
                 };
-                return Some(self.looping(cond.as_ref(), step.as_deref(), body, cur, span));
+                let step: Vec<ast::Stmt> = step.iter().map(|s| (**s).clone()).collect();
+                return Some(self.looping(cond.as_ref(), &step, body, cur, span));
             }
-            StmtKind::Loop { body } => return Some(self.looping(None, None, body, cur, span)),
+            StmtKind::Loop { body, continuing } => {
+                return Some(self.looping(None, continuing, body, cur, span))
+            }
             StmtKind::Break => {
                 let l = *self.loop_stack.last().expect("front end checked break");
                 let merge = self.loops[l].merge;
@@ -386,7 +393,7 @@ impl Lowerer {
     fn looping(
         &mut self,
         cond: Option<&ast::Expr>,
-        step: Option<&ast::Stmt>,
+        step: &[ast::Stmt],
         body: &[ast::Stmt],
         cur: SBlockId,
         span: Span,
@@ -401,7 +408,7 @@ impl Lowerer {
         self.loop_stack.push(id);
         let header = self.new_block(Role::LoopHeader, span);
         let body_b = self.new_block(Role::LoopBody, first_span(body, span));
-        let cont = self.new_block(Role::Continue, step.map_or(span, |s| s.span));
+        let cont = self.new_block(Role::Continue, step.first().map_or(span, |s| s.span));
         self.loops[id].header = header;
         self.loops[id].cont = cont;
         self.end(cur, STerm::Jump(header), span);
@@ -423,11 +430,11 @@ impl Lowerer {
         if let Some(end) = self.stmts(body, body_b) {
             self.end(end, STerm::Jump(cont), span);
         }
-        let cont_end = match step {
-            Some(s) => self.stmt(s, cont).unwrap_or(cont),
-            None => cont,
-        };
-        self.end(cont_end, STerm::Jump(header), span);
+        // The continue construct (a `for` step, a shader's `continuing` block) may end in a
+        // `break` (`break if`); its fall-through goes back to the header.
+        if let Some(cont_end) = self.stmts(step, cont) {
+            self.end(cont_end, STerm::Jump(header), span);
+        }
         self.loop_stack.pop();
         merge
     }

@@ -233,7 +233,7 @@ pub fn statements(body: &[Stmt]) -> usize {
                     ..
                 } => statements(then_body) + statements(else_body),
                 StmtKind::While { body, .. }
-                | StmtKind::Loop { body }
+                | StmtKind::Loop { body, .. }
                 | StmtKind::For { body, .. } => statements(body),
                 _ => 0,
             }
@@ -514,7 +514,7 @@ fn body_variants(stmts: &[Stmt], phase: Phase, out: &mut Vec<(String, Vec<Stmt>)
                         }
                     }
                 }
-                StmtKind::While { body, .. } | StmtKind::Loop { body } => out.push((
+                StmtKind::While { body, .. } | StmtKind::Loop { body, .. } => out.push((
                     format!("replace {} by one run of its body", short(s)),
                     splice(straight(body)),
                 )),
@@ -551,7 +551,9 @@ fn body_variants(stmts: &[Stmt], phase: Phase, out: &mut Vec<(String, Vec<Stmt>)
                 else_body,
                 ..
             } => vec![then_body, else_body],
-            StmtKind::While { body, .. } | StmtKind::Loop { body } | StmtKind::For { body, .. } => {
+            StmtKind::While { body, .. }
+            | StmtKind::Loop { body, .. }
+            | StmtKind::For { body, .. } => {
                 vec![body]
             }
             _ => vec![],
@@ -574,7 +576,7 @@ fn body_variants(stmts: &[Stmt], phase: Phase, out: &mut Vec<(String, Vec<Stmt>)
                         }
                     }
                     StmtKind::While { body, .. }
-                    | StmtKind::Loop { body }
+                    | StmtKind::Loop { body, .. }
                     | StmtKind::For { body, .. } => *body = nb,
                     _ => {}
                 }

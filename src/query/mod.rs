@@ -505,6 +505,9 @@ fn condition_holds(a: &Analysis) -> Option<bool> {
 
 /// The condition as written, from the source text.
 pub(crate) fn condition_text(test: &ast::Test) -> String {
+    if let Some(l) = &test.condition_label {
+        return l.clone();
+    }
     let sp = test.condition.span;
     test.source
         .get(sp.start as usize..sp.end as usize)

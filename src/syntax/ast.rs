@@ -26,6 +26,12 @@ pub struct Test {
     pub kernel: Vec<Stmt>,
     pub condition: Condition,
     pub expect: Vec<Expectation>,
+    /// Locations observed besides those the condition names (a shader's `--observe`): they
+    /// appear in every outcome.
+    pub observe: Vec<Operand>,
+    /// How reports show the condition when it was not written in the source (a shader's
+    /// `--expect` builds one); `None`: the condition's own source text.
+    pub condition_label: Option<String>,
 }
 
 /// `global x`, `global x = 5`, `global a[4]`, `global a[4] = {1, 2, 3, 4}`.
@@ -99,9 +105,13 @@ pub enum StmtKind {
         step: Option<Box<Stmt>>,
         body: Vec<Stmt>,
     },
-    /// `loop { ... }`: exits only by break or return.
+    /// `loop { ... }`: exits only by break or return. `continuing` is the continue construct
+    /// (empty in litmus files; shaders' `continuing { ... }` blocks and `break if`): it runs
+    /// after each iteration and after `continue`, in the loop's continue target, and may end
+    /// the loop with a `break`.
     Loop {
         body: Vec<Stmt>,
+        continuing: Vec<Stmt>,
     },
     Break,
     Continue,

@@ -450,6 +450,8 @@ impl<'a> Parser<'a> {
             kernel,
             condition,
             expect: expect.unwrap_or_default(),
+            observe: Vec::new(),
+            condition_label: None,
         })
     }
 

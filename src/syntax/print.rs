@@ -158,7 +158,10 @@ fn clear_stmt(s: &mut Stmt) {
             step.iter_mut().for_each(|s| clear_stmt(s));
             body.iter_mut().for_each(clear_stmt);
         }
-        StmtKind::Loop { body } => body.iter_mut().for_each(clear_stmt),
+        StmtKind::Loop { body, continuing } => {
+            body.iter_mut().for_each(clear_stmt);
+            continuing.iter_mut().for_each(clear_stmt);
+        }
         StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
     }
 }
@@ -234,9 +237,24 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
             block(s, body, depth);
             s.push('\n');
         }
-        StmtKind::Loop { body } => {
+        StmtKind::Loop { body, continuing } => {
             s.push_str("loop ");
-            block(s, body, depth);
+            if continuing.is_empty() {
+                block(s, body, depth);
+            } else {
+                // WGSL's spelling; litmus files have no continue construct (only shaders
+                // lower to one), so this text is for reading, not for re-parsing.
+                s.push_str("{\n");
+                for b in body {
+                    stmt(s, b, depth + 1);
+                }
+                indent(s, depth + 1);
+                s.push_str("continuing ");
+                block(s, continuing, depth + 1);
+                s.push('\n');
+                indent(s, depth);
+                s.push('}');
+            }
             s.push('\n');
         }
         StmtKind::Break => s.push_str("break;\n"),

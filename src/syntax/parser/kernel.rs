@@ -242,7 +242,10 @@ impl Parser<'_> {
     fn loop_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let body = self.loop_body()?;
-        Ok(StmtKind::Loop { body })
+        Ok(StmtKind::Loop {
+            body,
+            continuing: Vec::new(),
+        })
     }
 
     /// `break;`, `continue;` or `return;`.
