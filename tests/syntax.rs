@@ -449,7 +449,8 @@ fn control_flow() {
         other => panic!("{other:?}"),
     }
     match k[5] {
-        StmtKind::Loop { body } => {
+        StmtKind::Loop { body, continuing } => {
+            assert!(continuing.is_empty());
             assert_eq!(body[0].kind, StmtKind::Return);
             assert!(matches!(&body[1].kind, StmtKind::Assign { reg, .. } if reg == "dead"));
         }
