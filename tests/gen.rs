@@ -105,7 +105,7 @@ impl Census {
                 self.block(body, depth + 1);
                 "for"
             }
-            StmtKind::Loop { body } => {
+            StmtKind::Loop { body, .. } => {
                 self.block(body, depth + 1);
                 "loop"
             }
