@@ -45,6 +45,37 @@ enum Command {
     Equiv(EquivArgs),
     /// Shrink a test while model B allows and model A forbids its condition (1-minimal).
     Minimize(MinimizeArgs),
+    /// Print a test as tangle reads it: a shader lowered to the litmus language.
+    Show(ShowArgs),
+}
+
+#[derive(Args)]
+struct ShowArgs {
+    /// A test file or shader.
+    file: PathBuf,
+    #[command(flatten)]
+    shader: ShaderArgs,
+}
+
+/// `tangle show`: the test as litmus text (for a shader: what the engines analyse).
+fn show(a: &ShowArgs) -> ExitCode {
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match tangle::load(&a.file, &launch) {
+        Ok(t) => {
+            print!("{}", syntax::print::to_litmus(&t));
+            ExitCode::SUCCESS
+        }
+        Err(d) => {
+            eprintln!("{d}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 #[derive(Args)]
@@ -196,6 +227,7 @@ fn main() -> ExitCode {
         Command::Distinguish(d) => return distinguish(d),
         Command::Equiv(e) => return equiv(e),
         Command::Minimize(m) => return minimize(m, cli.verbose),
+        Command::Show(s) => return show(s),
     };
     run(kind, common)
 }
@@ -271,10 +303,12 @@ fn init_logging(verbose: u8) {
             tracing_subscriber::EnvFilter::try_from_default_env()
                 // Our own logs only: the z3 crate logs every term it makes at debug level.
                 .unwrap_or_else(|_| {
-                    tracing_subscriber::EnvFilter::new(format!("warn,tangle={level}"))
+                    // naga warns about decorations it skips: not the user's concern.
+                    tracing_subscriber::EnvFilter::new(format!("error,tangle={level}"))
                 }),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 

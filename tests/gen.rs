@@ -256,6 +256,8 @@ fn the_whole_vocabulary_appears_within_500_seeds() {
     }
     let missing_ops: Vec<String> = SgOp::all()
         .into_iter()
+        // The high ballot word exists only above 32 lanes (litmus/features/sg_ballot_high).
+        .filter(|op| *op != SgOp::BallotHigh)
         .map(|op| op.name())
         .filter(|n| !all.sgops.contains(n))
         .collect();

@@ -212,6 +212,9 @@ pub struct Analysis {
     pub outcomes_complete: bool,
     /// A trace reaching an outcome that satisfies P, when the verdict is allowed.
     pub witness: Option<Vec<TraceStep>>,
+    /// Where the witness's final memory breaks the condition's `cell != value` comparisons
+    /// (a shader's `--expect`: the words that differ), e.g. `ballots[17] = 0x3 (expected 0x1)`.
+    pub witness_differs: Vec<String>,
     pub undefined_behaviour: Vec<UbReport>,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
@@ -355,6 +358,7 @@ fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Ana
         outcomes: Vec::new(),
         outcomes_complete: false,
         witness: None,
+        witness_differs: Vec::new(),
         undefined_behaviour: Vec::new(),
         bound_hit: None,
         notes: Vec::new(),
@@ -412,6 +416,7 @@ fn fill_from_smt(
     a.verdict = match enc.allowed(m) {
         Answer::Yes(steps) => {
             a.witness = Some(render(&steps));
+            a.witness_differs = witness_differs(prog, &steps);
             Verdict::Allowed
         }
         Answer::No if matches!(cut, Answer::No) => Verdict::Forbidden,
@@ -481,13 +486,82 @@ fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex:
     a.outcomes_complete = why_incomplete.is_empty();
     a.verdict = match sat {
         Some((_, st)) => {
-            a.witness = Some(render(&ex.trace_to(*st)));
+            let steps = ex.trace_to(*st);
+            a.witness = Some(render(&steps));
+            a.witness_differs = witness_differs(prog, &steps);
             Verdict::Allowed
         }
         None if why_incomplete.is_empty() => Verdict::Forbidden,
         None => Verdict::Unknown(why_incomplete.join("; ")),
     };
     a.condition_holds = condition_holds(a);
+}
+
+/// The memory comparisons `cell != value` of the condition (read through its disjunctions)
+/// that the witness's final memory makes true, in words; at most 32, then a count.
+fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
+    use crate::ir::{Observable, PropTerm};
+    let mut mem: Vec<u32> = prog
+        .globals
+        .iter()
+        .flat_map(|g| g.init.iter().copied())
+        .collect();
+    for st in steps {
+        for e in &st.effects {
+            match e {
+                Effect::Write { cell, value, .. } => mem[*cell as usize] = *value,
+                Effect::Rmw { cell, new, .. } => mem[*cell as usize] = *new,
+                _ => {}
+            }
+        }
+    }
+    let word = |v: u32| {
+        if v < 10 {
+            v.to_string()
+        } else {
+            format!("{v:#x}")
+        }
+    };
+    let mut out = Vec::new();
+    let mut more = 0;
+    let mut stack = vec![&prog.prop];
+    while let Some(p) = stack.pop() {
+        match p {
+            ir::Prop::Or(a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            ir::Prop::Cmp(crate::vocab::BinOp::Ne, x, y) => {
+                let ((PropTerm::Obs(i), PropTerm::Lit(e)) | (PropTerm::Lit(e), PropTerm::Obs(i))) =
+                    (x, y)
+                else {
+                    continue;
+                };
+                let o = &prog.observables[*i];
+                let Observable::Mem { cell } = o else {
+                    continue;
+                };
+                let v = mem[*cell as usize];
+                if v != *e {
+                    if out.len() < 32 {
+                        out.push(format!(
+                            "{} = {} (expected {})",
+                            prog.observable_name(o),
+                            word(v),
+                            word(*e)
+                        ));
+                    } else {
+                        more += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if more > 0 {
+        out.push(format!("... and {more} more"));
+    }
+    out
 }
 
 /// herd's Ok/No for the condition, when it is decided.

@@ -58,6 +58,9 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
     };
     let _ = writeln!(s, "Observation {} {obs} {pos} {neg}", a.test);
     let _ = writeln!(s, "Verdict {}{}", a.verdict.word(), expectation_note(a));
+    if !a.witness_differs.is_empty() {
+        let _ = writeln!(s, "Differs {}", a.witness_differs.join(", "));
+    }
     if let Verdict::Unknown(why) = &a.verdict {
         let _ = writeln!(s, "  because {why}");
     }
@@ -217,6 +220,13 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             a.verdict.short(),
             allow_word(a.expected.unwrap_or(false))
         );
+        if !a.witness_differs.is_empty() {
+            let _ = writeln!(
+                s,
+                "  the witness ends with {}",
+                a.witness_differs.join(", ")
+            );
+        }
     }
     let mut reasons: Vec<String> = Vec::new();
     for a in &unknown {

@@ -203,6 +203,7 @@ pub fn lower(
         out: vec![Vec::new()],
         frames: Vec::new(),
         breakable: Vec::new(),
+        inlined: Default::default(),
     };
     // Memory variables first (their names are global names), then private variables (registers).
     let mut mem = buffers.iter();
@@ -346,6 +347,8 @@ struct Lowerer<'m, 's> {
     out: Vec<Vec<Stmt>>,
     frames: Vec<Frame<'m>>,
     breakable: Vec<Breakable>,
+    /// Functions inlined so far (the entry point is `None`).
+    inlined: std::collections::HashSet<Option<Handle<Function>>>,
 }
 
 impl<'m> Lowerer<'m, '_> {
@@ -613,8 +616,11 @@ impl<'m> Lowerer<'m, '_> {
             inits.push((regs.clone(), l.init, lspan));
             frame.locals.insert(lh, regs);
         }
+        // Registers start at 0: the first inlined call of a function outside any loop needs no
+        // zero initialisation (no earlier call can have left values in its registers).
+        let in_loop = self.frames.iter().any(|f| f.loop_depth > 0);
+        let first_call = !in_loop && self.inlined.insert(handle);
         self.frames.push(frame);
-        let first_call = self.frames.len() == 1;
         for (regs, init, lspan) in inits {
             let vals: Vec<ast::Expr> = match init {
                 Some(e) => match self.get(e)? {
@@ -884,9 +890,9 @@ impl<'m> Lowerer<'m, '_> {
             } => {
                 use naga::{CollectiveOperation as C, SubgroupOperation as O};
                 let elect = *op == O::All
-                    && at
-                        .to_range()
-                        .is_some_and(|r| self.elects.contains(&r.start));
+                    && at.to_range().is_some_and(|r| {
+                        self.elects.contains(&(r.start + super::NAGA_SPV_SPAN_BIAS))
+                    });
                 if elect {
                     let regs = self.result_regs(*result, 1, at)?;
                     self.sgop_assign(&regs[0], SgOp::Elect, Vec::new(), at);

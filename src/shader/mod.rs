@@ -156,20 +156,18 @@ const OP_CONSTANT_TRUE: u16 = 41;
 const OP_GROUP_NON_UNIFORM_ELECT: u16 = 333;
 const OP_GROUP_NON_UNIFORM_ALL: u16 = 334;
 
-/// naga has no `OpGroupNonUniformElect`: each one is rewritten to `OpGroupNonUniformAll` of a
-/// new `true` constant, and its offset remembered so that the lowering reads it as an elect.
-/// Returns the new binary, new -> original instruction offsets, and the elects' new offsets.
-fn rewrite_elects(
-    words: &[u32],
-    insts: &[source::Inst],
-) -> (Vec<u32>, Vec<(usize, usize)>, Vec<usize>) {
-    if !insts.iter().any(|i| i.opcode == OP_GROUP_NON_UNIFORM_ELECT) {
-        let map = insts.iter().map(|i| (i.offset, i.offset)).collect();
-        return (words.to_vec(), map, Vec::new());
-    }
+/// Prepares a binary for naga, which reads neither `OpGroupNonUniformElect` nor debug lines
+/// among the types: each elect is rewritten to `OpGroupNonUniformAll` of a new `true`
+/// constant, and its offset remembered so that the lowering reads it as an elect; `OpLine` and
+/// `OpNoLine` are dropped (their lines were read before). Returns the new binary, new ->
+/// original instruction offsets, and the elects' new offsets.
+fn prepare(words: &[u32], insts: &[source::Inst]) -> (Vec<u32>, Vec<(usize, usize)>, Vec<usize>) {
     let mut out: Vec<u32> = words[..5].to_vec();
     let true_id = out[3];
-    out[3] += 1;
+    let need_true = insts.iter().any(|i| i.opcode == OP_GROUP_NON_UNIFORM_ELECT);
+    if need_true {
+        out[3] += 1;
+    }
     let mut map = Vec::new();
     let mut elects = Vec::new();
     let push = |out: &mut Vec<u32>, op: u16, ops: &[u32]| {
@@ -177,6 +175,9 @@ fn rewrite_elects(
         out.extend_from_slice(ops);
     };
     for ins in insts {
+        if matches!(ins.opcode, source::OP_LINE | source::OP_NO_LINE) {
+            continue;
+        }
         let here = out.len() * 4;
         map.push((here, ins.offset));
         if ins.opcode == OP_GROUP_NON_UNIFORM_ELECT && ins.operands.len() == 3 {
@@ -186,7 +187,7 @@ fn rewrite_elects(
         } else {
             push(&mut out, ins.opcode, &ins.operands);
         }
-        if ins.opcode == OP_TYPE_BOOL {
+        if ins.opcode == OP_TYPE_BOOL && need_true {
             let here = out.len() * 4;
             map.push((here, ins.offset));
             push(&mut out, OP_CONSTANT_TRUE, &[ins.operands[0], true_id]);
@@ -194,6 +195,11 @@ fn rewrite_elects(
     }
     (out, map, elects)
 }
+
+/// naga's SPIR-V spans start this many bytes before the instruction's offset in the binary
+/// (they count from after the header, past the opcode word). Pinned by the tests of
+/// `shaders/examples/elect_loop.spv`, whose elect is only recognised through it.
+pub(crate) const NAGA_SPV_SPAN_BIAS: usize = 16;
 
 /// Instruction offset -> (line, col) in the text reports show.
 type LineOf = Box<dyn Fn(usize) -> Option<(u32, u32)>>;
@@ -216,7 +222,7 @@ fn read_spirv(
         .collect();
     let insts = source::instructions(&words).map_err(bare)?;
     let debug = source::DebugLines::read(&insts);
-    let (new_words, offsets, elects) = rewrite_elects(&words, &insts);
+    let (new_words, offsets, elects) = prepare(&words, &insts);
     // Where lines come from: the GLSL file (glslang -g), the embedded source, a disassembly,
     // or nothing but instruction offsets.
     let (text, lines): (String, LineOf) = match glsl {
@@ -250,8 +256,9 @@ fn read_spirv(
         let Some(r) = s.to_range() else {
             return Span::default();
         };
-        let i = offsets.partition_point(|(n, _)| *n <= r.start);
-        let orig = i.checked_sub(1).map_or(r.start, |k| offsets[k].1);
+        let start = r.start + NAGA_SPV_SPAN_BIAS;
+        let i = offsets.partition_point(|(n, _)| *n <= start);
+        let orig = i.checked_sub(1).map_or(start, |k| offsets[k].1);
         match lines(orig) {
             Some((l, c)) => t2.line_span(l, c.max(1)),
             // No line information: the byte offset, as line 0.
