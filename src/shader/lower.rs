@@ -1421,11 +1421,19 @@ impl<'m> Lowerer<'m, '_> {
         if self.frame().cache.contains_key(&h) {
             return Ok(());
         }
+        if let Some(v) = self.dead_load(h)? {
+            self.frame().cache.insert(h, v);
+            return Ok(());
+        }
         let mut v = self.compute(h)?;
         let (named, uses, prefix) = {
             let f = self.frames.last().expect("frame");
             (
-                f.func.named_expressions.get(&h).cloned(),
+                f.func
+                    .named_expressions
+                    .get(&h)
+                    .filter(|n| n.as_str() != "phony")
+                    .cloned(),
                 f.uses[h.index()],
                 f.prefix.clone(),
             )
@@ -1478,6 +1486,47 @@ impl<'m> Lowerer<'m, '_> {
         }
         self.frame().cache.insert(h, v);
         Ok(())
+    }
+
+    /// A memory load nothing uses, at a constant address inside its buffer (WGSL's phony
+    /// `_ = buf[0];`, which only marks the binding as used): it reads nothing any execution
+    /// could observe, so it is not lowered (decisions.md, "Shaders"). Its pointer is still
+    /// consumed. `None` for every other expression.
+    fn dead_load(&mut self, h: Handle<Expression>) -> Res<Option<Value>> {
+        let f = self.frames.last().expect("frame");
+        let Expression::Load { pointer } = f.func.expressions[h] else {
+            return Ok(None);
+        };
+        // naga names the value of `_ = e` "phony".
+        let phony = f
+            .func
+            .named_expressions
+            .get(&h)
+            .is_none_or(|n| n == "phony");
+        if f.uses[h.index()] > 0 || !phony {
+            return Ok(None);
+        }
+        let at = f.func.expressions.get_span(h);
+        let Place::Mem { global, offset, ty } = self.place(pointer, at)? else {
+            return Ok(None);
+        };
+        let n = self.mem_comps(ty, at)?;
+        let inside = match offset.kind {
+            ExprKind::Lit(o) => self
+                .slots
+                .values()
+                .find_map(|s| match s {
+                    Slot::Mem(b) if b.name == global => b.words,
+                    _ => None,
+                })
+                .is_some_and(|w| (o as u64 + n as u64) <= w as u64),
+            _ => false,
+        };
+        if !inside {
+            // Not provably harmless (its address may be out of bounds): lowered as it is.
+            return Ok(None);
+        }
+        Ok(Some(Value::Vals((0..n).map(|_| self.lit(0, at)).collect())))
     }
 
     fn expr_span(&self, h: Handle<Expression>) -> naga::Span {
@@ -1733,6 +1782,17 @@ impl<'m> Lowerer<'m, '_> {
             | Expression::SubgroupOperationResult { .. }
             | Expression::WorkGroupUniformLoadResult { .. } => {
                 return err(at, "internal: a result used before its statement")
+            }
+            Expression::Relational { fun, argument } => {
+                let v = self.values(*argument, at)?;
+                let op = match fun {
+                    naga::RelationalFunction::All => BinOp::LAnd,
+                    naga::RelationalFunction::Any => BinOp::LOr,
+                    other => return err(at, format!("`{other:?}` is not supported")),
+                };
+                let mut it = v.into_iter();
+                let first = it.next().map_or_else(|| self.lit(0, at), |x| x);
+                Value::Vals(vec![it.fold(first, |acc, x| bin(op, acc, x))])
             }
             Expression::ArrayLength(_) => return err(at, "`arrayLength` is not supported yet"),
             other => return err(at, format!("{} is not supported", expr_word(other))),
@@ -2312,6 +2372,7 @@ fn children(e: &Expression) -> Vec<Handle<Expression>> {
             .collect(),
         Expression::As { expr, .. } => vec![*expr],
         Expression::ArrayLength(x) => vec![*x],
+        Expression::Relational { argument, .. } => vec![*argument],
         _ => Vec::new(),
     }
 }

@@ -85,6 +85,11 @@ pub fn load(path: &Path, launch: &Launch) -> Result<Test, Diagnostics> {
     build(&file, read, launch)
 }
 
+/// Reads WGSL text (no file needed); `file` names it in diagnostics.
+pub fn parse_wgsl(file: &str, text: &str, launch: &Launch) -> Result<Test, Diagnostics> {
+    build(file, read_wgsl(file, text.as_bytes())?, launch)
+}
+
 /// A parsed module with the means to locate its spans.
 struct Read {
     module: naga::Module,
