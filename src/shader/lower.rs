@@ -1791,7 +1791,7 @@ impl<'m> Lowerer<'m, '_> {
                     other => return err(at, format!("`{other:?}` is not supported")),
                 };
                 let mut it = v.into_iter();
-                let first = it.next().map_or_else(|| self.lit(0, at), |x| x);
+                let first = it.next().unwrap_or_else(|| self.lit(0, at));
                 Value::Vals(vec![it.fold(first, |acc, x| bin(op, acc, x))])
             }
             Expression::ArrayLength(_) => return err(at, "`arrayLength` is not supported yet"),
