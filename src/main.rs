@@ -911,6 +911,8 @@ struct EquivArgs {
     outcomes: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    shader: ShaderArgs,
 }
 
 /// `tangle equiv`: 0 equivalent (refines) under every model, 1 not (or unknown), 2 bad input.
@@ -927,7 +929,14 @@ fn equiv(a: &EquivArgs) -> ExitCode {
         .with_unroll(a.unroll)
         .with_timeout_ms(a.timeout)
         .with_max_outcomes(a.max_outcomes);
-    let parse = |p: &Path| syntax::parse_file(p).map_err(|d| eprintln!("{d}"));
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let parse = |p: &Path| tangle::load(p, &launch).map_err(|d| eprintln!("{d}"));
     let mut pairs = Vec::new();
     if a.table {
         let mut befores = Vec::new();

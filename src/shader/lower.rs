@@ -328,7 +328,11 @@ enum RetMode {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Breakable {
     Loop,
+    /// A switch whose cases end by falling off their end (or a final `break`).
     Switch,
+    /// A switch with a `break` inside a case, lowered inside a one-iteration loop whose merge
+    /// is the switch's merge.
+    SwitchLoop,
 }
 
 struct Lowerer<'m, 's> {
@@ -787,7 +791,7 @@ impl<'m> Lowerer<'m, '_> {
                 }
             }
             Statement::Break => match self.breakable.last() {
-                Some(Breakable::Loop) => self.push(StmtKind::Break, at),
+                Some(Breakable::Loop | Breakable::SwitchLoop) => self.push(StmtKind::Break, at),
                 _ => {
                     return err(
                         at,
@@ -795,7 +799,20 @@ impl<'m> Lowerer<'m, '_> {
                     )
                 }
             },
-            Statement::Continue => self.push(StmtKind::Continue, at),
+            Statement::Continue => {
+                let inner = self
+                    .breakable
+                    .iter()
+                    .rev()
+                    .find(|b| **b != Breakable::Switch);
+                if inner == Some(&Breakable::SwitchLoop) {
+                    return err(
+                        at,
+                        "`continue` inside a `switch` whose cases also `break` early is not supported",
+                    );
+                }
+                self.push(StmtKind::Continue, at)
+            }
             Statement::Return { value } => self.ret(*value, at, last_in_block, block)?,
             Statement::Kill => return err(at, "`discard` is not supported in compute shaders"),
             Statement::ControlBarrier(b) => {
@@ -1025,7 +1042,66 @@ impl<'m> Lowerer<'m, '_> {
             }
             groups.push((std::mem::take(&mut pending), &c.body));
         }
-        // Lower to an if / else-if chain, the default arm last.
+        // A `break` inside a case (not its last statement): the chain goes inside a
+        // one-iteration loop, so that `break` reaches the switch's merge.
+        let wrapped = groups.iter().any(|(_, b)| early_break(b));
+        if wrapped {
+            self.frame().loop_depth += 1;
+            self.breakable.push(Breakable::SwitchLoop);
+        }
+        let saved = std::mem::take(&mut self.frame().returns_in_loops);
+        let chain = self.switch_chain(&sel, &groups, at);
+        if wrapped {
+            self.breakable.pop();
+        }
+        let mut chain = chain?;
+        if !wrapped {
+            self.frame().returns_in_loops += saved;
+            self.out.last_mut().expect("list").extend(chain);
+            return Ok(());
+        }
+        chain.push(Stmt {
+            kind: StmtKind::Break,
+            span: self.sp(at),
+        });
+        self.push(
+            StmtKind::Loop {
+                body: chain,
+                continuing: Vec::new(),
+            },
+            at,
+        );
+        let f = self.frame();
+        f.loop_depth -= 1;
+        let returned = f.returns_in_loops > 0;
+        f.returns_in_loops += saved;
+        if returned {
+            if let RetMode::Wrapped { flag, .. } = f.ret.clone() {
+                let cond = self.reg(&flag, at);
+                let brk = Stmt {
+                    kind: StmtKind::Break,
+                    span: self.sp(at),
+                };
+                self.push(
+                    StmtKind::If {
+                        cond,
+                        then_body: vec![brk],
+                        else_body: Vec::new(),
+                    },
+                    at,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The cases as an if / else-if chain, the default arm last.
+    fn switch_chain(
+        &mut self,
+        sel: &ast::Expr,
+        groups: &[(Vec<Option<u32>>, &'m naga::Block)],
+        at: naga::Span,
+    ) -> Res<Vec<Stmt>> {
         let mut chain: Vec<Stmt> = Vec::new();
         let default = groups.iter().position(|(vs, _)| vs.contains(&None));
         let mut arms = Vec::new();
@@ -1058,13 +1134,16 @@ impl<'m> Lowerer<'m, '_> {
                 span: self.sp(at),
             }];
         }
-        self.out.last_mut().expect("list").extend(chain);
-        Ok(())
+        Ok(chain)
     }
 
     /// A case body without its final `break` (which leaves the switch).
     fn case_body(&mut self, body: &'m naga::Block) -> Res<Vec<Stmt>> {
-        self.breakable.push(Breakable::Switch);
+        if self.breakable.last() != Some(&Breakable::SwitchLoop) {
+            self.breakable.push(Breakable::Switch);
+        } else {
+            self.breakable.push(Breakable::SwitchLoop);
+        }
         self.out.push(Vec::new());
         let n = body.len();
         let r = (|| {
@@ -2205,6 +2284,25 @@ fn mentions(e: &ast::Expr, regs: &[String]) -> bool {
         ExprKind::Ternary(a, b, c) => mentions(a, regs) || mentions(b, regs) || mentions(c, regs),
         ExprKind::SgOp(_, args) | ExprKind::Call(_, args) => args.iter().any(|a| mentions(a, regs)),
     }
+}
+
+/// A `break` of the switch before the end of a case (inside an `if`, say; not inside a loop).
+fn early_break(body: &naga::Block) -> bool {
+    fn any_break(b: &naga::Block) -> bool {
+        b.iter().any(|s| match s {
+            Statement::Break => true,
+            Statement::Block(x) => any_break(x),
+            Statement::If { accept, reject, .. } => any_break(accept) || any_break(reject),
+            _ => false,
+        })
+    }
+    let n = body.len();
+    body.iter().enumerate().any(|(i, s)| match s {
+        Statement::Break => i + 1 != n,
+        Statement::Block(x) => any_break(x),
+        Statement::If { accept, reject, .. } => any_break(accept) || any_break(reject),
+        _ => false,
+    })
 }
 
 fn ends_in_jump(body: &[Stmt]) -> bool {
