@@ -582,3 +582,24 @@ fn glsl_errors_point_into_the_glsl_file() {
     let e = tangle::load(&p, &launch(4)).unwrap_err().to_string();
     assert!(e.contains(":4:") && e.contains("undefined_name"), "{e}");
 }
+
+#[test]
+fn outcomes_of_an_observed_buffer() {
+    // Without --expect: the reachable final contents of the observed buffer.
+    let path = root().join("shaders/passes/broadcast_first_arms.comp");
+    let l = Launch {
+        observe: vec!["result".into()],
+        ..launch(4)
+    };
+    let test = tangle::load(&path, &l).unwrap();
+    let opts = Options::default().with_outcomes(true);
+    let prog = query::compile(&test, opts.unroll).unwrap();
+    let a = query::analyse_models(&test, &prog, &[Model::by_name("SSO").unwrap()], &opts).remove(0);
+    assert!(a.outcomes_complete);
+    let outcomes: Vec<Vec<u32>> = a.outcomes.iter().map(|o| o.values.clone()).collect();
+    assert_eq!(outcomes, vec![vec![0, 0, 2, 2]]);
+    assert_eq!(
+        a.observables,
+        ["result[0]", "result[1]", "result[2]", "result[3]"]
+    );
+}
