@@ -737,26 +737,14 @@ impl<'m> Lowerer<'m, '_> {
                 continuing,
                 break_if,
             } => {
-                self.frame().loop_depth += 1;
-                let saved = std::mem::take(&mut self.frame().returns_in_loops);
+                let saved = self.enter_loop_like();
                 self.breakable.push(Breakable::Loop);
                 let body_s = self.sub_block(body)?;
                 self.out.push(Vec::new());
                 self.block(continuing)?;
                 if let Some(c) = break_if {
                     let cond = self.scalar_value(*c, at)?;
-                    let brk = Stmt {
-                        kind: StmtKind::Break,
-                        span: self.sp(at),
-                    };
-                    self.push(
-                        StmtKind::If {
-                            cond,
-                            then_body: vec![brk],
-                            else_body: Vec::new(),
-                        },
-                        at,
-                    );
+                    self.push_break_if(cond, at);
                 }
                 let cont_s = self.out.pop().expect("continuing");
                 self.breakable.pop();
@@ -767,28 +755,7 @@ impl<'m> Lowerer<'m, '_> {
                     },
                     at,
                 );
-                let f = self.frame();
-                f.loop_depth -= 1;
-                let returned = f.returns_in_loops > 0;
-                f.returns_in_loops += saved;
-                if returned {
-                    if let RetMode::Wrapped { flag, .. } = f.ret.clone() {
-                        // Leave the enclosing loop too (the next one checks again).
-                        let cond = self.reg(&flag, at);
-                        let brk = Stmt {
-                            kind: StmtKind::Break,
-                            span: self.sp(at),
-                        };
-                        self.push(
-                            StmtKind::If {
-                                cond,
-                                then_body: vec![brk],
-                                else_body: Vec::new(),
-                            },
-                            at,
-                        );
-                    }
-                }
+                self.leave_loop_like(saved, at);
             }
             Statement::Break => match self.breakable.last() {
                 Some(Breakable::Loop | Breakable::SwitchLoop) => self.push(StmtKind::Break, at),
@@ -986,7 +953,8 @@ impl<'m> Lowerer<'m, '_> {
         _at: naga::Span,
     ) -> Res<Vec<String>> {
         let f = self.frames.last().expect("frame");
-        if let Some(name) = f.func.named_expressions.get(&h) {
+        // naga names the value of `_ = e` "phony": not a name worth a register.
+        if let Some(name) = f.func.named_expressions.get(&h).filter(|n| *n != "phony") {
             let base = format!("{}{name}", f.prefix);
             let key = (Owner::Named(f.handle), h.index());
             if let Some(v) = self.named.get(&key) {
@@ -1045,21 +1013,16 @@ impl<'m> Lowerer<'m, '_> {
         // A `break` inside a case (not its last statement): the chain goes inside a
         // one-iteration loop, so that `break` reaches the switch's merge.
         let wrapped = groups.iter().any(|(_, b)| early_break(b));
-        if wrapped {
-            self.frame().loop_depth += 1;
-            self.breakable.push(Breakable::SwitchLoop);
-        }
-        let saved = std::mem::take(&mut self.frame().returns_in_loops);
-        let chain = self.switch_chain(&sel, &groups, at);
-        if wrapped {
-            self.breakable.pop();
-        }
-        let mut chain = chain?;
         if !wrapped {
-            self.frame().returns_in_loops += saved;
+            let chain = self.switch_chain(&sel, &groups, at)?;
             self.out.last_mut().expect("list").extend(chain);
             return Ok(());
         }
+        let saved = self.enter_loop_like();
+        self.breakable.push(Breakable::SwitchLoop);
+        let chain = self.switch_chain(&sel, &groups, at);
+        self.breakable.pop();
+        let mut chain = chain?;
         chain.push(Stmt {
             kind: StmtKind::Break,
             span: self.sp(at),
@@ -1071,6 +1034,21 @@ impl<'m> Lowerer<'m, '_> {
             },
             at,
         );
+        self.leave_loop_like(saved, at);
+        Ok(())
+    }
+
+    /// Entering a loop (or a switch lowered to one): returns this function's count of returns
+    /// inside loops so far, for [`Self::leave_loop_like`].
+    fn enter_loop_like(&mut self) -> u32 {
+        let f = self.frame();
+        f.loop_depth += 1;
+        std::mem::take(&mut f.returns_in_loops)
+    }
+
+    /// After a loop: if a `return` inside it set the function's flag, leave the enclosing loop
+    /// too (the next one checks again, up to the function's wrapper loop).
+    fn leave_loop_like(&mut self, saved: u32, at: naga::Span) {
         let f = self.frame();
         f.loop_depth -= 1;
         let returned = f.returns_in_loops > 0;
@@ -1078,21 +1056,25 @@ impl<'m> Lowerer<'m, '_> {
         if returned {
             if let RetMode::Wrapped { flag, .. } = f.ret.clone() {
                 let cond = self.reg(&flag, at);
-                let brk = Stmt {
-                    kind: StmtKind::Break,
-                    span: self.sp(at),
-                };
-                self.push(
-                    StmtKind::If {
-                        cond,
-                        then_body: vec![brk],
-                        else_body: Vec::new(),
-                    },
-                    at,
-                );
+                self.push_break_if(cond, at);
             }
         }
-        Ok(())
+    }
+
+    /// `if (cond) { break; }`
+    fn push_break_if(&mut self, cond: ast::Expr, at: naga::Span) {
+        let brk = Stmt {
+            kind: StmtKind::Break,
+            span: self.sp(at),
+        };
+        self.push(
+            StmtKind::If {
+                cond,
+                then_body: vec![brk],
+                else_body: Vec::new(),
+            },
+            at,
+        );
     }
 
     /// The cases as an if / else-if chain, the default arm last.
@@ -1505,17 +1487,14 @@ impl<'m> Lowerer<'m, '_> {
             return Ok(());
         }
         let mut v = self.compute(h)?;
-        let (named, uses, prefix) = {
+        let (named, uses) = {
             let f = self.frames.last().expect("frame");
-            (
-                f.func
-                    .named_expressions
-                    .get(&h)
-                    .filter(|n| n.as_str() != "phony")
-                    .cloned(),
-                f.uses[h.index()],
-                f.prefix.clone(),
-            )
+            let named = f
+                .func
+                .named_expressions
+                .get(&h)
+                .is_some_and(|n| n != "phony");
+            (named, f.uses[h.index()])
         };
         let at = self.expr_span(h);
         if let Value::Vals(vs) = &v {
@@ -1525,39 +1504,8 @@ impl<'m> Lowerer<'m, '_> {
                     ExprKind::Lit(_) | ExprKind::Reg(_) | ExprKind::Builtin(_)
                 )
             });
-            if !trivial && (named.is_some() || uses > 1) {
-                let regs: Vec<String> = match &named {
-                    Some(n) => {
-                        let base = format!("{prefix}{n}");
-                        let key = (
-                            Owner::Named(self.frames.last().expect("f").handle),
-                            h.index(),
-                        );
-                        match self.named.get(&key) {
-                            Some(r) => r.clone(),
-                            None => {
-                                let root = self.fresh(&base);
-                                let r: Vec<String> = if vs.len() == 1 {
-                                    vec![root]
-                                } else {
-                                    (0..vs.len())
-                                        .map(|i| {
-                                            let s = format!(
-                                                "{root}.{}",
-                                                ["x", "y", "z", "w"].get(i).copied().unwrap_or("_")
-                                            );
-                                            self.taken.insert(s.clone(), ());
-                                            s
-                                        })
-                                        .collect()
-                                };
-                                self.named.insert(key, r.clone());
-                                r
-                            }
-                        }
-                    }
-                    None => (0..vs.len()).map(|_| self.temp()).collect(),
-                };
+            if !trivial && (named || uses > 1) {
+                let regs = self.result_regs(h, vs.len(), at)?;
                 let vals = vs.clone();
                 self.assign(&regs, vals, at);
                 v = Value::Vals(regs.iter().map(|r| self.reg(r, at)).collect());

@@ -12,7 +12,7 @@
 pub mod lower;
 pub mod source;
 
-use crate::syntax::ast::{self, Condition, Expectation, Global, Operand, Prop, Quantifier, Test};
+use crate::syntax::ast::{Condition, Expectation, Global, Operand, Prop, Quantifier, Test};
 use crate::syntax::{limits, Diagnostic, Diagnostics, Span};
 use crate::vocab::BinOp;
 use lower::{Buffer, Dims, Space};
@@ -661,7 +661,6 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
     let name = Path::new(file)
         .file_stem()
         .map_or("shader".into(), |s| s.to_string_lossy().to_string());
-    let _ = ast::Quantifier::Exists;
     Ok(Test {
         file: file.to_string(),
         source: text.text.clone(),
