@@ -17,6 +17,7 @@ pub mod budget;
 pub mod engine;
 pub mod eval;
 pub mod gen;
+pub mod input;
 pub mod ir;
 pub mod model;
 pub mod query;
@@ -25,14 +26,24 @@ pub mod shader;
 pub mod syntax;
 pub mod vocab;
 
-/// Reads a test: a `.litmus` file, or a shader (`.wgsl`, `.spv`, `.comp`) launched as `launch`
-/// says (the launch is ignored for litmus files).
+/// Reads a test: a `.litmus` file (or `-`, standard input), or a shader (`.wgsl`, `.spv`,
+/// `.comp`) launched as `launch` says (the launch is ignored for litmus files). Files above
+/// [`input::DEFAULT_MAX_FILE_BYTES`] are refused; [`load_limited`] sets another ceiling.
 pub fn load(
     path: &std::path::Path,
     launch: &shader::Launch,
 ) -> Result<syntax::ast::Test, syntax::Diagnostics> {
+    load_limited(path, launch, input::DEFAULT_MAX_FILE_BYTES)
+}
+
+/// As [`load`], refusing input files above `max_bytes`.
+pub fn load_limited(
+    path: &std::path::Path,
+    launch: &shader::Launch,
+    max_bytes: u64,
+) -> Result<syntax::ast::Test, syntax::Diagnostics> {
     match shader::Language::of(path) {
-        Some(_) => shader::load(path, launch),
-        None => syntax::parse_file(path),
+        Some(_) => shader::load(path, launch, max_bytes),
+        None => syntax::parse_file_limited(path, max_bytes),
     }
 }

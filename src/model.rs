@@ -116,14 +116,68 @@ impl Model {
         })
     }
 
-    /// Reads a model file from disk.
+    /// Reads a model file from disk (regular files of a sane size only; see [`crate::input`]).
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Invalid {
-            origin: origin.clone(),
-            message: format!("cannot read the model file: {e}"),
-        })?;
-        Model::parse(&text, &origin)
+        let bytes =
+            crate::input::read(path, crate::input::DEFAULT_MAX_FILE_BYTES).map_err(|d| {
+                ModelError::Invalid {
+                    origin: origin.clone(),
+                    message: format!("cannot read the model file: {}", d.message),
+                }
+            })?;
+        Model::parse(&String::from_utf8_lossy(&bytes), &origin)
+    }
+
+    /// The one way a command line names a model: a built-in name (any case) or the path of a
+    /// model file. An unknown name lists the built-ins and suggests the closest.
+    pub fn resolve(spec: &str) -> Result<Model, ModelError> {
+        if let Some(m) = Model::by_name(spec) {
+            return Ok(m);
+        }
+        let path = Path::new(spec);
+        if path.exists() || spec.ends_with(".toml") {
+            return Model::load(path);
+        }
+        let known: Vec<String> = Model::builtin().into_iter().map(|m| m.name).collect();
+        let hint = crate::syntax::diag::closest(spec, known.iter().map(String::as_str))
+            .map(|k| format!(" (did you mean `{k}`?)"))
+            .unwrap_or_default();
+        Err(ModelError::Unknown(format!(
+            "unknown model `{spec}`{hint}: expected one of {} or a model file",
+            known.join(", ")
+        )))
+    }
+
+    /// The models of a run: each of `specs` resolved, then each of `files` loaded; every
+    /// built-in model when both are empty. Two models with one name are refused (results are
+    /// keyed by model name).
+    pub fn select(
+        specs: &[String],
+        files: &[std::path::PathBuf],
+    ) -> Result<Vec<Model>, ModelError> {
+        let mut out = specs
+            .iter()
+            .map(|s| Model::resolve(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        for f in files {
+            out.push(Model::load(f)?);
+        }
+        if out.is_empty() {
+            out = Model::builtin();
+        }
+        for (i, m) in out.iter().enumerate() {
+            if out[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&m.name))
+            {
+                return Err(ModelError::Unknown(format!(
+                    "model `{}` is given twice (model names must be unique; rename the model file's `name`)",
+                    m.name
+                )));
+            }
+        }
+        Ok(out)
     }
 
     /// The seven models of semantics.md §4, from the files in `encodings/` (compiled in, so the
@@ -210,6 +264,9 @@ pub enum ModelError {
     },
     #[error("{origin}: invalid model: {message}")]
     Invalid { origin: String, message: String },
+    /// A name that is neither a built-in model nor a file.
+    #[error("{0}")]
+    Unknown(String),
 }
 
 #[cfg(test)]

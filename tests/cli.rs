@@ -42,9 +42,10 @@ impl Run {
     fn json(&self) -> Vec<Value> {
         let v: Value = serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", self.show()));
-        match v {
-            Value::Array(items) => items,
-            other => panic!("expected a JSON array, got {other}\n{}", self.show()),
+        assert_eq!(v["schema_version"], 2, "schema version\n{}", self.show());
+        match &v["results"] {
+            Value::Array(items) => items.clone(),
+            other => panic!("expected a `results` array, got {other}\n{}", self.show()),
         }
     }
 }
@@ -264,8 +265,12 @@ fn check_json_gives_one_object_per_test_and_model_with_the_paper_verdicts() {
         // The paper suite's expect lines hold wherever the explorer answers.
         if verdict != "unknown" {
             assert_eq!(
-                a["expected"].as_bool(),
-                Some(verdict == "allowed"),
+                a["expected"].as_str(),
+                Some(if verdict == "allowed" {
+                    "allow"
+                } else {
+                    "forbid"
+                }),
                 "{test} under {model}: verdict {verdict} against expect {}",
                 a["expected"]
             );
@@ -348,11 +353,11 @@ fn outcomes_json_lists_observables_and_every_reachable_outcome() {
         let mut seen: Vec<(Vec<u64>, bool)> = outcomes
             .iter()
             .map(|o| {
-                let values: Vec<u64> = o["values"]
-                    .as_array()
-                    .expect("`values` is a list")
+                // Outcomes are objects keyed by location.
+                let by_name = o["values"].as_object().expect("`values` is an object");
+                let values: Vec<u64> = observables
                     .iter()
-                    .map(|v| v.as_u64().expect("a value is a number"))
+                    .map(|n| by_name[*n].as_u64().expect("a value is a number"))
                     .collect();
                 assert_eq!(values.len(), observables.len(), "one value per observable");
                 (values, o["satisfies"].as_bool().expect("`satisfies`"))
@@ -506,7 +511,8 @@ fn a_contradicted_expect_line_gives_exit_code_1_and_a_matching_one_0() {
     assert_eq!(r.code, 1, "{}", r.show());
     let items = r.json();
     assert_eq!(items[0]["verdict"], "forbidden");
-    assert_eq!(items[0]["expected"], true);
+    assert_eq!(items[0]["expected"], "allow");
+    assert_eq!(items[0]["matches_expected"], false);
 }
 
 // ---- 6. bad input: exit code 2, a located error, no panic ----------------------------------
@@ -910,7 +916,7 @@ fn a_loop_cut_by_the_unroll_bound_is_unknown_not_forbidden() {
     let f = f.to_str().unwrap();
 
     let r = tangle(&["check", f, "--unroll", "1", "--format", "json"]);
-    assert_eq!(r.code, 0, "{}", r.show());
+    assert_eq!(r.code, 3, "an unknown verdict exits 3\n{}", r.show());
     let items = r.json();
     assert_eq!(items.len(), 7, "{}", r.show());
     for a in &items {
@@ -930,13 +936,13 @@ fn a_loop_cut_by_the_unroll_bound_is_unknown_not_forbidden() {
     }
 
     let r = tangle(&["check", f, "--unroll", "1", "-m", "SSO"]);
-    assert_eq!(r.code, 0, "{}", r.show());
+    assert_eq!(r.code, 3, "{}", r.show());
     let (_, cells) = parse_table(&r.stdout);
     assert_eq!(cells[0].2, "unknown", "{}", r.show());
     assert!(r.stdout.contains("loop bound"), "{}", r.show());
 
     let r = tangle(&["outcomes", f, "--unroll", "1", "-m", "SSO", "--witness"]);
-    assert_eq!(r.code, 0, "{}", r.show());
+    assert_eq!(r.code, 3, "{}", r.show());
     assert!(r.stdout.contains("Verdict unknown"), "{}", r.show());
     assert!(r.stdout.contains("bound"), "{}", r.show());
 
@@ -1128,7 +1134,7 @@ fn distinguish_by_cegis_prints_a_test_that_parses_and_says_how_it_was_found() {
 }
 
 #[test]
-fn a_time_limit_makes_the_search_undecided_with_exit_code_2() {
+fn a_time_limit_makes_the_search_undecided_with_exit_code_3() {
     for method in ["enumerate", "cegis"] {
         let r = tangle(&[
             "distinguish",
@@ -1139,12 +1145,12 @@ fn a_time_limit_makes_the_search_undecided_with_exit_code_2() {
             "--time-limit",
             "0.001",
         ]);
-        assert_eq!(r.code, 2, "{}", r.show());
+        assert_eq!(r.code, 3, "{}", r.show());
         assert!(r.stderr.contains("undecided"), "{}", r.show());
         assert!(r.stdout.is_empty(), "{}", r.show());
     }
     let r = tangle(&["include", "SM", "CM", "--time-limit", "0.001"]);
-    assert_eq!(r.code, 2, "{}", r.show());
+    assert_eq!(r.code, 3, "{}", r.show());
     assert!(r.stdout.contains("undecided"), "{}", r.show());
     for bad in ["0", "-1", "nan"] {
         let r = tangle(&["distinguish", "CM", "SM", &format!("--time-limit={bad}")]);

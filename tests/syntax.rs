@@ -1283,7 +1283,7 @@ fn error_condition() {
         file("exists (0:r = 1)"),
         6,
         13,
-        "expected `)` to close `(` in the condition, found `=`",
+        "expected a comparison (`==`, `!=`, `<`, ...), found `=`",
     );
     first_error(
         file("exist (0:r == 1)"),

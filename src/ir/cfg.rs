@@ -213,18 +213,30 @@ impl Lowerer {
             return r;
         }
         let id = self.regs.len() as RegId;
+        let shown = match name.strip_prefix('$') {
+            None => name.to_string(),
+            Some(rest) => match rest.strip_prefix("returned.") {
+                Some(f) => format!("({f} returned)"),
+                None if rest == "discard" => "(unused result)".to_string(),
+                None => "(saved value)".to_string(),
+            },
+        };
         self.regs.push(RegInfo {
             name: name.to_string(),
             hidden: name.starts_with('$'),
+            shown,
         });
         self.reg_ids.insert(name.to_string(), id);
         id
     }
 
-    fn temp(&mut self) -> RegId {
+    /// A hidden register for the value of `what` (shown as `what` in witnesses).
+    fn temp(&mut self, what: &ast::Expr) -> RegId {
         self.temps += 1;
         let name = format!("$t{}", self.temps);
-        self.reg(&name)
+        let r = self.reg(&name);
+        self.regs[r as usize].shown = crate::syntax::print::expr_to_string(what);
+        r
     }
 
     fn global(&self, name: &str) -> u32 {
@@ -472,7 +484,7 @@ impl Lowerer {
             }
             ExprKind::SgOp(op, args) => {
                 let args = args.iter().map(|a| self.expr(a, cur)).collect();
-                let dst = self.temp();
+                let dst = self.temp(e);
                 self.emit(cur, Op::SgOp { dst, op: *op, args }, e.span);
                 Expr::Reg(dst)
             }

@@ -144,6 +144,9 @@ pub struct Instr {
 pub struct RegInfo {
     pub name: String,
     pub hidden: bool,
+    /// How reports name it: the name itself, or for a hidden temporary what it holds
+    /// (`subgroupAdd(lane)`), since `$t1` means nothing to the reader of a witness.
+    pub shown: String,
 }
 
 /// A global variable laid out in flat memory.

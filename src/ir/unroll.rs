@@ -102,8 +102,12 @@ pub struct Program {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum UnrollError {
-    #[error("the unrolled program has more than {MAX_BLOCKS} block instances (nested loops at --unroll {0}); lower --unroll")]
-    TooLarge(u32),
+    /// Unrolling the loop nest at `span` made more than [`MAX_BLOCKS`] block instances.
+    #[error("unrolling this loop nest makes more than {MAX_BLOCKS} block instances (at --unroll {unroll})")]
+    TooLarge {
+        unroll: u32,
+        span: crate::syntax::Span,
+    },
 }
 
 impl Program {
@@ -178,7 +182,7 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
     let found = super::bounds::loop_depths(&cfg);
     let mut depths: Vec<u32> = found.iter().map(|d| d.unwrap_or(unroll)).collect();
     let mut prog = match unroll_to(&cfg, &depths, unroll) {
-        Err(UnrollError::TooLarge(_)) if depths.iter().any(|&d| d != unroll) => {
+        Err(UnrollError::TooLarge { .. }) if depths.iter().any(|&d| d != unroll) => {
             depths = vec![unroll; depths.len()];
             return unroll_to(&cfg, &depths, unroll);
         }
@@ -233,7 +237,13 @@ fn unroll_to(cfg: &Cfg, depths: &[u32], unroll: u32) -> Result<Program, UnrollEr
                         Some(&id) => id,
                         None => {
                             if insts.len() >= MAX_BLOCKS {
-                                return Err(UnrollError::TooLarge(unroll));
+                                // Point at the outermost loop around the block being copied.
+                                let block = &cfg.blocks[key.0];
+                                let span = block
+                                    .loops
+                                    .first()
+                                    .map_or(block.span, |l| cfg.blocks[cfg.loops[*l].header].span);
+                                return Err(UnrollError::TooLarge { unroll, span });
                             }
                             let id = insts.len();
                             ids.insert(key.clone(), id);

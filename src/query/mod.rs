@@ -18,9 +18,11 @@ pub mod crosscheck;
 pub mod distinguish;
 pub mod enumerate;
 pub mod equiv;
+pub mod expected;
 pub mod include;
 pub mod include_proof;
 pub mod minimize;
+pub mod search;
 pub mod thin_air;
 
 /// Which engine answers.
@@ -170,6 +172,23 @@ pub struct TraceStep {
     pub instruction: String,
     /// What it did, e.g. `0:r = 1`, `slots[1] := 2`, `1 -> then#2`.
     pub effects: Vec<String>,
+    /// Its memory accesses, for pictures (reads-from is recovered from the trace order: every
+    /// model's memory is sequentially consistent).
+    #[serde(skip)]
+    pub memory: Vec<MemoryAccess>,
+}
+
+/// One memory access of a witness step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryAccess {
+    pub thread: u32,
+    /// The cell, as `x` or `a[2]`.
+    pub cell: String,
+    /// A load reads, a store writes, an atomic does both.
+    pub reads: bool,
+    pub writes: bool,
+    /// The value read (loads) or written (stores, atomics).
+    pub value: u32,
 }
 
 /// One reachable outcome.
@@ -203,13 +222,19 @@ pub struct Analysis {
     pub condition: String,
     pub quantifier: Quantifier,
     /// herd's Ok/No: does the whole condition hold (exists: some outcome satisfies P;
-    /// ~exists: none does; forall: all do)? `None` when the verdict is unknown.
+    /// ~exists: none does; forall: all do)? Read off the verdict for `exists` and `~exists`;
+    /// for `forall`, off a complete outcome list. `None` when neither decides it.
     pub condition_holds: Option<bool>,
     /// Names of the observables: `0:r`, `x`, `a[1]`.
     pub observables: Vec<String>,
+    /// The reachable outcomes, when they were listed (`outcomes_listed`).
     pub outcomes: Vec<OutcomeRow>,
+    /// Were the outcomes enumerated at all? (`check` asks only for the verdict.)
+    pub outcomes_listed: bool,
     /// False when the outcome list may be missing some (bound, limit, approximation).
     pub outcomes_complete: bool,
+    /// Why the list may be incomplete, when it may.
+    pub outcomes_incomplete: Option<String>,
     /// A trace reaching an outcome that satisfies P, when the verdict is allowed.
     pub witness: Option<Vec<TraceStep>>,
     /// Where the witness's final memory breaks the condition's `cell != value` comparisons
@@ -243,6 +268,20 @@ pub enum QueryError {
     Unroll(#[from] ir::UnrollError),
     #[error("{0}")]
     Exhausted(#[from] crate::budget::Exhausted),
+}
+
+impl QueryError {
+    /// The error located in the test (an unrolling limit points at its loop nest).
+    pub fn diagnostic(&self, test: &ast::Test) -> crate::syntax::Diagnostic {
+        use crate::syntax::Diagnostic;
+        match self {
+            QueryError::Unroll(e @ ir::UnrollError::TooLarge { span, .. }) => {
+                Diagnostic::new(&test.file, &test.source, *span, e.to_string())
+                    .with_help("lower --unroll, or give the loop a trip count tangle can find")
+            }
+            QueryError::Exhausted(e) => Diagnostic::bare(&test.file, 0, 0, e.to_string()),
+        }
+    }
 }
 
 /// Lowers and unrolls a test.
@@ -356,7 +395,9 @@ fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Ana
             .map(|o| prog.observable_name(o))
             .collect(),
         outcomes: Vec::new(),
+        outcomes_listed: false,
         outcomes_complete: false,
+        outcomes_incomplete: None,
         witness: None,
         witness_differs: Vec::new(),
         undefined_behaviour: Vec::new(),
@@ -412,7 +453,11 @@ fn fill_from_smt(
             why_incomplete.push(format!("outcome enumeration {why}"));
         }
     }
+    a.outcomes_listed = opts.want_outcomes;
     a.outcomes_complete = opts.want_outcomes && why_incomplete.is_empty();
+    if opts.want_outcomes && !why_incomplete.is_empty() {
+        a.outcomes_incomplete = Some(why_incomplete.join("; "));
+    }
     a.verdict = match enc.allowed(m) {
         Answer::Yes(steps) => {
             a.witness = Some(render(&steps));
@@ -423,9 +468,6 @@ fn fill_from_smt(
         Answer::No => Verdict::Unknown(why_incomplete.join("; ")),
         Answer::Unknown(r) => Verdict::Unknown(format!("the solver could not decide: {r}")),
     };
-    if a.verdict != Verdict::Allowed && !opts.want_outcomes {
-        a.outcomes_complete = false;
-    }
     a.condition_holds = condition_holds(a);
 }
 
@@ -483,7 +525,11 @@ fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex:
             witness: render(&ex.trace_of(d)),
         });
     }
+    a.outcomes_listed = true;
     a.outcomes_complete = why_incomplete.is_empty();
+    if !why_incomplete.is_empty() {
+        a.outcomes_incomplete = Some(why_incomplete.join("; "));
+    }
     a.verdict = match sat {
         Some((_, st)) => {
             let steps = ex.trace_to(*st);
@@ -564,16 +610,23 @@ fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
     out
 }
 
-/// herd's Ok/No for the condition, when it is decided.
+/// herd's Ok/No for the condition, from the verdict's own query: `exists P` holds when P is
+/// reachable, `~exists P` when it is not. `forall P` asks whether every outcome satisfies P,
+/// which the verdict (is P reachable?) does not answer: it is read off the outcome list when
+/// that list is complete, and left undecided otherwise.
 fn condition_holds(a: &Analysis) -> Option<bool> {
-    let any_sat = a.outcomes.iter().any(|o| o.satisfies);
-    let all_sat = a.outcomes.iter().all(|o| o.satisfies);
-    match (a.quantifier, &a.verdict) {
-        (_, Verdict::Unknown(_)) => None,
-        (Quantifier::Exists, _) => Some(any_sat),
-        (Quantifier::NotExists, _) => Some(!any_sat),
-        (Quantifier::Forall, _) if a.outcomes_complete => Some(all_sat),
-        (Quantifier::Forall, _) => None,
+    let reachable = match a.verdict {
+        Verdict::Allowed => true,
+        Verdict::Forbidden => false,
+        Verdict::Unknown(_) => return None,
+    };
+    match a.quantifier {
+        Quantifier::Exists => Some(reachable),
+        Quantifier::NotExists => Some(!reachable),
+        Quantifier::Forall if a.outcomes_listed && a.outcomes_complete => {
+            Some(a.outcomes.iter().all(|o| o.satisfies))
+        }
+        Quantifier::Forall => None,
     }
 }
 
@@ -599,7 +652,7 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
             .trim()
             .to_string()
     };
-    let reg = |r: u32| prog.regs[r as usize].name.clone();
+    let reg = |r: u32| prog.regs[r as usize].shown.clone();
     steps
         .iter()
         .enumerate()
@@ -671,7 +724,40 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                     Effect::Ub(k) => format!("undefined behaviour: {}", k.describe()),
                 })
                 .collect();
+            let memory = s
+                .effects
+                .iter()
+                .filter_map(|e| {
+                    let access = |thread: &u32, cell: &u32, reads, writes, value: &u32| {
+                        Some(MemoryAccess {
+                            thread: *thread,
+                            cell: prog.cell_name(*cell),
+                            reads,
+                            writes,
+                            value: *value,
+                        })
+                    };
+                    match e {
+                        Effect::Read {
+                            thread,
+                            cell,
+                            value,
+                            ..
+                        } => access(thread, cell, true, false, value),
+                        Effect::Write {
+                            thread,
+                            cell,
+                            value,
+                        } => access(thread, cell, false, true, value),
+                        Effect::Rmw {
+                            thread, cell, new, ..
+                        } => access(thread, cell, true, true, new),
+                        _ => None,
+                    }
+                })
+                .collect();
             TraceStep {
+                memory,
                 step: i + 1,
                 threads: s.threads.clone(),
                 subgroup: sg,
@@ -682,40 +768,4 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
             }
         })
         .collect()
-}
-
-/// Models named by `--model` (built-in names) and `--model-file` (paths), in that order;
-/// every built-in model when both are empty.
-pub fn select_models(names: &[String], files: &[std::path::PathBuf]) -> Result<Vec<Model>, String> {
-    let mut out = Vec::new();
-    for n in names {
-        match Model::by_name(n) {
-            Some(m) => out.push(m),
-            None => {
-                let known: Vec<String> = Model::builtin().into_iter().map(|m| m.name).collect();
-                return Err(format!(
-                    "unknown model `{n}`: expected one of {} (or give a file with --model-file)",
-                    known.join(", ")
-                ));
-            }
-        }
-    }
-    for f in files {
-        out.push(Model::load(f).map_err(|e| e.to_string())?);
-    }
-    if out.is_empty() {
-        out = Model::builtin();
-    }
-    for (i, m) in out.iter().enumerate() {
-        if out[..i]
-            .iter()
-            .any(|o| o.name.eq_ignore_ascii_case(&m.name))
-        {
-            return Err(format!(
-                "model `{}` is given twice (model names must be unique; rename the model file's `name`)",
-                m.name
-            ));
-        }
-    }
-    Ok(out)
 }

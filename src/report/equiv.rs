@@ -33,15 +33,19 @@ pub fn render_text(r: &EquivReport, witness: bool, outcomes: bool) -> String {
         + 2;
     let _ = writeln!(
         s,
-        "{:<mw$}{:<9}{:<14}{:>4} {:>4}",
-        "Model", "Answer", "Relation", "#P", "#Q"
+        "{}{:<9}{:<14}{:>4} {:>4}",
+        super::text::pad("Model", mw),
+        "Answer",
+        "Relation",
+        "#P",
+        "#Q"
     );
     for x in &r.results {
         let count = |n: usize, complete: bool| format!("{n}{}", if complete { "" } else { "+" });
         let _ = writeln!(
             s,
-            "{:<mw$}{:<9}{:<14}{:>4} {:>4}",
-            x.model,
+            "{}{:<9}{:<14}{:>4} {:>4}",
+            super::text::pad(&x.model, mw),
             x.holds.word(),
             x.relation.symbol(),
             count(x.p_outcomes.len(), x.p_complete),

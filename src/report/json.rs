@@ -1,7 +1,139 @@
-//! JSON output: an array of analysis objects (`test`, `model`, `verdict`, `outcomes`, ...).
-use crate::query::Analysis;
+//! JSON output. Every document is an envelope `{"schema_version", "tool", "command", ...}`
+//! around the command's payload, so scripts can tell formats apart as they change. An
+//! analysis is written through [`AnalysisRecord`], the wire form: outcomes are objects keyed
+//! by location, fields that would contradict the verdict are absent rather than guessed
+//! (`condition_holds` when nothing decides it, `outcomes` when they were not listed).
+//!
+//! Schema history: 1 was a bare array of analyses with positional outcome arrays; 2 is this.
 
-/// The JSON wire form of a list of analyses (one object per test and model).
-pub fn analyses(list: &[Analysis]) -> String {
-    serde_json::to_string_pretty(list).expect("analyses serialise")
+use crate::query::{Analysis, TraceStep, UbReport, Verdict};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The version of the JSON documents tangle writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// `payload`'s fields inside the envelope of `command`.
+pub fn document(command: &str, payload: impl Serialize) -> String {
+    let mut doc = Map::new();
+    doc.insert("schema_version".into(), SCHEMA_VERSION.into());
+    doc.insert(
+        "tool".into(),
+        format!("tangle {}", env!("CARGO_PKG_VERSION")).into(),
+    );
+    doc.insert("command".into(), command.into());
+    match serde_json::to_value(payload).unwrap_or(Value::Null) {
+        Value::Object(fields) => doc.extend(fields),
+        other => {
+            doc.insert("result".into(), other);
+        }
+    }
+    serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n"
+}
+
+/// One outcome: the value of every observable, by name.
+#[derive(Serialize)]
+pub struct OutcomeRecord {
+    pub values: Map<String, Value>,
+    /// Does it satisfy the condition's proposition P?
+    pub satisfies: bool,
+}
+
+/// The wire form of an [`Analysis`].
+#[derive(Serialize)]
+pub struct AnalysisRecord<'a> {
+    pub test: &'a str,
+    pub file: &'a str,
+    pub model: &'a str,
+    pub engine: String,
+    /// allowed, forbidden or unknown: is an outcome satisfying P reachable?
+    pub verdict: &'static str,
+    /// Why the verdict is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
+    /// allow or forbid, from the `expect` line or the --expected table.
+    pub expected: Option<&'static str>,
+    /// Does the verdict match `expected`? (absent without an expectation or when unknown)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matches_expected: Option<bool>,
+    pub condition: &'a str,
+    pub quantifier: &'static str,
+    /// herd's Ok/No; absent when the run does not decide it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition_holds: Option<bool>,
+    pub observables: &'a [String],
+    /// Every reachable outcome; absent when they were not listed (`check` asks only for the
+    /// verdict).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcomes: Option<Vec<OutcomeRecord>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcomes_complete: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcomes_incomplete_because: Option<&'a str>,
+    pub witness: Option<&'a [TraceStep]>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub witness_differs: &'a [String],
+    pub undefined_behaviour: &'a [UbReport],
+    pub bound_hit: Option<&'a [TraceStep]>,
+    pub notes: &'a [String],
+    /// Explorer only: states created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<usize>,
+    pub millis: f64,
+}
+
+impl<'a> AnalysisRecord<'a> {
+    pub fn of(a: &'a Analysis) -> AnalysisRecord<'a> {
+        let (verdict, reason) = match &a.verdict {
+            Verdict::Allowed => ("allowed", None),
+            Verdict::Forbidden => ("forbidden", None),
+            Verdict::Unknown(why) => ("unknown", Some(why.as_str())),
+        };
+        AnalysisRecord {
+            test: &a.test,
+            file: &a.file,
+            model: &a.model,
+            engine: a.engine.to_string(),
+            verdict,
+            reason,
+            expected: a.expected.map(|e| if e { "allow" } else { "forbid" }),
+            matches_expected: a.matches_expectation(),
+            condition: &a.condition,
+            quantifier: a.quantifier.keyword(),
+            condition_holds: a.condition_holds,
+            observables: &a.observables,
+            outcomes: a.outcomes_listed.then(|| {
+                a.outcomes
+                    .iter()
+                    .map(|o| OutcomeRecord {
+                        values: keyed(&a.observables, &o.values),
+                        satisfies: o.satisfies,
+                    })
+                    .collect()
+            }),
+            outcomes_complete: a.outcomes_listed.then_some(a.outcomes_complete),
+            outcomes_incomplete_because: a.outcomes_incomplete.as_deref(),
+            witness: a.witness.as_deref(),
+            witness_differs: &a.witness_differs,
+            undefined_behaviour: &a.undefined_behaviour,
+            bound_hit: a.bound_hit.as_deref(),
+            notes: &a.notes,
+            states: (a.engine == crate::query::Engine::Explore).then_some(a.states),
+            millis: a.millis,
+        }
+    }
+}
+
+/// Values keyed by observable name, in observable order.
+pub fn keyed(names: &[String], values: &[u32]) -> Map<String, Value> {
+    names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| (n.clone(), Value::from(*v)))
+        .collect()
+}
+
+/// The analyses of a run, as records.
+pub fn analyses(list: &[Analysis]) -> Vec<AnalysisRecord<'_>> {
+    list.iter().map(AnalysisRecord::of).collect()
 }

@@ -4,7 +4,9 @@
 use crate::query::{Analysis, TraceStep, Verdict};
 use std::fmt::Write;
 
-/// herd-style block for one test under one model.
+/// herd-style block for one test under one model. Without a listed outcome set (`check`)
+/// only the verdict and its witness are shown; a list that may be incomplete says so and
+/// gets no Observation line (herd's Always/Sometimes/Never claim a complete list).
 pub fn outcomes(a: &Analysis, witness: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -12,29 +14,36 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
         "Test {} (model {}, engine {})",
         a.test, a.model, a.engine
     );
-    let _ = writeln!(
-        s,
-        "States {}{}",
-        a.outcomes.len(),
-        if a.outcomes_complete {
-            ""
-        } else {
-            " (possibly incomplete)"
-        }
-    );
-    for o in &a.outcomes {
-        let cells: Vec<String> = a
-            .observables
-            .iter()
-            .zip(&o.values)
-            .map(|(n, v)| format!("{n}={v};"))
-            .collect();
+    if a.outcomes_listed {
         let _ = writeln!(
             s,
-            "{}{}",
-            cells.join(" "),
-            if o.satisfies { "  *" } else { "" }
+            "States {}{}",
+            a.outcomes.len(),
+            if a.outcomes_complete {
+                String::new()
+            } else {
+                format!(
+                    " or more (the list is incomplete: {})",
+                    a.outcomes_incomplete
+                        .as_deref()
+                        .unwrap_or("a limit was reached")
+                )
+            }
         );
+        for o in &a.outcomes {
+            let cells: Vec<String> = a
+                .observables
+                .iter()
+                .zip(&o.values)
+                .map(|(n, v)| format!("{n}={v};"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "{}{}",
+                cells.join(" "),
+                if o.satisfies { "  *" } else { "" }
+            );
+        }
     }
     let _ = writeln!(
         s,
@@ -42,21 +51,25 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
         match a.condition_holds {
             Some(true) => "Ok",
             Some(false) => "No",
-            None => "Unknown",
+            None => "Undecided",
         }
     );
     let pos = a.outcomes.iter().filter(|o| o.satisfies).count();
     let neg = a.outcomes.len() - pos;
-    let _ = writeln!(s, "Witnesses\nPositive: {pos} Negative: {neg}");
+    if a.outcomes_listed {
+        let _ = writeln!(s, "Witnesses\nPositive: {pos} Negative: {neg}");
+    }
     let _ = writeln!(s, "Condition {}", a.condition);
-    let obs = if pos == 0 {
-        "Never"
-    } else if neg == 0 {
-        "Always"
-    } else {
-        "Sometimes"
-    };
-    let _ = writeln!(s, "Observation {} {obs} {pos} {neg}", a.test);
+    if a.outcomes_listed && a.outcomes_complete {
+        let obs = if pos == 0 {
+            "Never"
+        } else if neg == 0 {
+            "Always"
+        } else {
+            "Sometimes"
+        };
+        let _ = writeln!(s, "Observation {} {obs} {pos} {neg}", a.test);
+    }
     let _ = writeln!(s, "Verdict {}{}", a.verdict.word(), expectation_note(a));
     if !a.witness_differs.is_empty() {
         let _ = writeln!(s, "Differs {}", a.witness_differs.join(", "));
@@ -99,6 +112,36 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             let _ = writeln!(s, "Time {} {:.3} ms", a.test, a.millis);
         }
     }
+    s
+}
+
+/// The differences of a run from an --expected table.
+pub fn differences(d: &[crate::query::expected::Difference], table: &str) -> String {
+    let mut s = String::new();
+    if d.is_empty() {
+        let _ = write!(s, "no differences from {table}");
+        return s;
+    }
+    let _ = writeln!(s, "{} differences from {table}:", d.len());
+    for x in d {
+        let _ = writeln!(
+            s,
+            "  {} under {}: {} (the table says {})",
+            x.test,
+            x.model,
+            x.got.as_str(),
+            x.expected.map_or("nothing: no row", |w| w.as_str())
+        );
+    }
+    s.push_str("accept this run with --bless");
+    s
+}
+
+/// `text` padded with spaces to `width` characters. (`format!`'s `{:<w$}` panics above 65535.)
+pub(crate) fn pad(text: &str, width: usize) -> String {
+    let n = text.chars().count();
+    let mut s = text.to_string();
+    s.extend(std::iter::repeat_n(' ', width.saturating_sub(n)));
     s
 }
 
@@ -156,19 +199,25 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             tests.push((&a.test, &a.file));
         }
     }
-    let w = tests.iter().map(|(t, _)| t.len()).max().unwrap_or(4).max(4) + 2;
+    let w = tests
+        .iter()
+        .map(|(t, _)| t.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4)
+        + 2;
     // Each column fits its model's name and the longest verdict ("unknown", "forbid!").
     let cw = |m: &String| m.chars().count().max(8) + 1;
     let mut s = String::new();
-    let _ = write!(s, "{:<w$}", "Test");
+    s.push_str(&pad("Test", w));
     for m in models {
-        let _ = write!(s, "{:<width$}", m, width = cw(m));
+        s.push_str(&pad(m, cw(m)));
     }
     s.push('\n');
     let mut mismatches = Vec::new();
     let mut unknown = Vec::new();
     for (t, f) in &tests {
-        let _ = write!(s, "{:<w$}", t);
+        s.push_str(&pad(t, w));
         for m in models {
             let cell = analyses
                 .iter()
@@ -187,7 +236,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                     c
                 }
             };
-            let _ = write!(s, "{:<width$}", text, width = cw(m));
+            s.push_str(&pad(&text, cw(m)));
         }
         s.push('\n');
     }
@@ -205,7 +254,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             .count();
         let _ = write!(
             s,
-            ", {} checked against expect lines, {} mismatches",
+            ", {} checked against expectations, {} mismatches",
             checked,
             mismatches.len()
         );
@@ -214,7 +263,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
     for a in &mismatches {
         let _ = writeln!(
             s,
-            "! {} under {}: {} but the expect line says {}",
+            "! {} under {}: {} but the expectation says {}",
             a.test,
             a.model,
             a.verdict.short(),

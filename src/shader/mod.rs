@@ -60,19 +60,12 @@ impl Language {
 
 /// Reads a shader and its launch into a test. Errors are located in the shader (or in the
 /// buffer file they concern).
-pub fn load(path: &Path, launch: &Launch) -> Result<Test, Diagnostics> {
+pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagnostics> {
     let file = path.display().to_string();
     let bare = |m: String| Diagnostics(vec![Diagnostic::bare(&file, 1, 1, m)]);
     let lang =
         Language::of(path).ok_or_else(|| bare("not a shader file (.wgsl, .spv, .comp)".into()))?;
-    let bytes = std::fs::read(path).map_err(|e| {
-        Diagnostics(vec![Diagnostic::bare(
-            &file,
-            0,
-            0,
-            format!("cannot read the file: {e}"),
-        )])
-    })?;
+    let bytes = crate::input::read(path, max_bytes)?;
     let read = match lang {
         Language::Wgsl => read_wgsl(&file, &bytes)?,
         Language::Spirv => read_spirv(&file, path, &bytes, None)?,

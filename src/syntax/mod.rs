@@ -30,16 +30,17 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<ast::Test, Diagnostics> {
     parser::parse(file, bytes)
 }
 
-/// Reads and parses a file from disk; an unreadable file is a diagnostic too.
+/// Reads and parses a file from disk (or `-`, standard input) with the default size limit;
+/// an unreadable file is a diagnostic too.
 pub fn parse_file(path: &std::path::Path) -> Result<ast::Test, Diagnostics> {
-    let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => parse(&name, &bytes),
-        Err(e) => Err(Diagnostics(vec![Diagnostic::bare(
-            &name,
-            0,
-            0,
-            format!("cannot read the file: {e}"),
-        )])),
-    }
+    parse_file_limited(path, crate::input::DEFAULT_MAX_FILE_BYTES)
+}
+
+/// As [`parse_file`], refusing files above `max_bytes`.
+pub fn parse_file_limited(
+    path: &std::path::Path,
+    max_bytes: u64,
+) -> Result<ast::Test, Diagnostics> {
+    let bytes = crate::input::read(path, max_bytes)?;
+    parse(&crate::input::display_name(path), &bytes)
 }

@@ -266,6 +266,36 @@ impl<'a> Parser<'a> {
             .push(Diagnostic::new(self.file, self.text, span, message));
     }
 
+    /// Adds a help line to the error just recorded.
+    fn hint(&mut self, help: impl Into<String>) {
+        if let Some(d) = self.diags.last_mut() {
+            d.help.push(help.into());
+        }
+    }
+
+    /// "did you mean `x`?" for an unknown `name`, among `known`.
+    fn suggest<'k>(&mut self, name: &str, known: impl IntoIterator<Item = &'k str>) {
+        if let Some(k) = super::diag::closest(name, known) {
+            if k != name {
+                self.hint(format!("did you mean `{k}`?"));
+            }
+        }
+    }
+
+    /// The names an expression may read: registers, globals, built-ins.
+    fn value_names(&self) -> Vec<String> {
+        self.registers
+            .iter()
+            .cloned()
+            .chain(self.globals.iter().map(|g| g.name.clone()))
+            .chain(
+                crate::vocab::Builtin::ALL
+                    .iter()
+                    .map(|b| b.name().to_string()),
+            )
+            .collect()
+    }
+
     /// Records an error for a caller that cannot go on.
     fn fail(&mut self, span: Span, message: impl Into<String>) -> Stop {
         self.report(span, message);

@@ -92,6 +92,13 @@ impl Parser<'_> {
         }
         let lhs = self.operand()?;
         let Some(op) = comparison(&self.peek().tok) else {
+            if self.at(Punct::Assign) {
+                let stop = self.expected("a comparison (`==`, `!=`, `<`, ...)");
+                self.hint(
+                    "herd writes `0:r=1`; here a condition compares with `==`, as in `0:r == 1`",
+                );
+                return Err(stop);
+            }
             return Ok(Prop::Truthy(lhs));
         };
         self.bump();
@@ -148,21 +155,41 @@ impl Parser<'_> {
             }
         }
         if !self.registers.contains(&reg) {
-            let reg = shorten(&reg);
+            let short = shorten(&reg);
             self.report(
                 reg_token.span,
                 format!(
-                    "unknown register `{reg}` in `{thread}:{reg}`: no register of that name is \
+                    "unknown register `{short}` in `{thread}:{short}`: no register of that name is \
                      assigned in the kernel"
                 ),
             );
+            let known: Vec<String> = self.registers.iter().cloned().collect();
+            self.suggest(&reg, known.iter().map(String::as_str));
         }
         Ok(Operand::Reg { thread, reg })
     }
 
     /// `x` or `a[k]`: a cell of final memory, k a constant within the array.
     fn memory_cell(&mut self, name: String) -> PResult<Operand> {
+        let herd_thread = name.len() > 1
+            && (name.starts_with('P') || name.starts_with('T'))
+            && name[1..].bytes().all(|b| b.is_ascii_digit())
+            && self.peek_at(1).tok == Tok::Punct(Punct::Colon);
         let name_span = self.bump().span;
+        if herd_thread {
+            let stop = self.fail(
+                name_span,
+                format!(
+                    "`{name}:` is not a thread here: threads are numbered, as in `{}:r`",
+                    &name[1..]
+                ),
+            );
+            self.hint(format!(
+                "herd's `{name}:r` is written `{}:r` (the global thread index)",
+                &name[1..]
+            ));
+            return Err(stop);
+        }
         let Some(len) = self.global(&name).map(|g| g.len) else {
             let why = if self.registers.contains(&name) {
                 format!("`{name}` is a register: in the condition, name it with its thread, as in `0:{name}`")
@@ -174,7 +201,10 @@ impl Parser<'_> {
                     shorten(&name)
                 )
             };
-            return Err(self.fail(name_span, why));
+            let stop = self.fail(name_span, why);
+            let known: Vec<String> = self.globals.iter().map(|g| g.name.clone()).collect();
+            self.suggest(&name, known.iter().map(String::as_str));
+            return Err(stop);
         };
         let Some(len) = len else {
             if self.at(Punct::LBracket) {

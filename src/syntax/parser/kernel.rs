@@ -699,6 +699,8 @@ impl Parser<'_> {
                                 crate::syntax::lexer::shorten(&name)
                             ),
                         );
+                        let known = self.value_names();
+                        self.suggest(&name, known.iter().map(String::as_str));
                     }
                     ExprKind::Reg(name)
                 }
@@ -751,7 +753,20 @@ impl Parser<'_> {
                 crate::syntax::lexer::shorten(name)
             )
         };
-        self.fail(span, why)
+        let stop = self.fail(span, why);
+        let known: Vec<String> = SgOp::all()
+            .into_iter()
+            .map(SgOp::name)
+            .chain(LocalFn::ALL.iter().map(|f| f.name().to_string()))
+            .chain(
+                crate::vocab::AtomicOp::ALL
+                    .iter()
+                    .map(|a| a.name().to_string()),
+            )
+            .chain(["atomicLoad", "atomicStore", "barrier", "subgroupBarrier"].map(String::from))
+            .collect();
+        self.suggest(name, known.iter().map(String::as_str));
+        stop
     }
 
     fn wrong_arity(&mut self, name: &str, span: Span, expected: usize, found: usize) {

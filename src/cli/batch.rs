@@ -1,0 +1,341 @@
+//! `check`, `outcomes`, `compare` and `thin-air`: read tests, run them under models, print, and
+//! judge the run against its expectations (the `expect` lines or an --expected table).
+
+use super::args::{Common, Format, ThinAirArgs};
+use super::out::{self, Status};
+use std::path::PathBuf;
+use tangle::model::Model;
+use tangle::query::expected::{self, Table};
+use tangle::query::{self, Analysis, Options, Verdict};
+use tangle::report;
+use tangle::syntax::{ast::Test, Diagnostic};
+
+/// Which of the three table commands runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Check,
+    Outcomes,
+    Compare,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Check => "check",
+            Kind::Outcomes => "outcomes",
+            Kind::Compare => "compare",
+        }
+    }
+}
+
+/// Reads every input (files, directories, `-`), reporting unreadable and malformed ones;
+/// warns about test names used twice (`--expected` tables are keyed by name: an error then).
+fn load_tests(
+    paths: &[PathBuf],
+    launch: &tangle::shader::Launch,
+    max_bytes: u64,
+    names_must_be_unique: bool,
+) -> (Vec<Test>, Status) {
+    let (files, errors) = tangle::input::expand(paths);
+    let mut status = Status::Ok;
+    for e in &errors {
+        status = status.and(out::diagnostics(&e.clone().into()));
+    }
+    let mut tests: Vec<Test> = Vec::new();
+    for f in &files {
+        match tangle::load_limited(f, launch, max_bytes) {
+            Ok(t) => tests.push(t),
+            Err(d) => status = status.and(out::diagnostics(&d)),
+        }
+    }
+    for (i, t) in tests.iter().enumerate() {
+        if let Some(first) = tests[..i].iter().find(|u| u.name == t.name) {
+            let msg = format!(
+                "test name `{}` is used twice: {} and {}",
+                t.name, first.file, t.file
+            );
+            if names_must_be_unique {
+                status = status.and(out::error(format!(
+                    "{msg}; an --expected table is keyed by test name, so rename one"
+                )));
+            } else {
+                out::note(&format!("warning: {msg} (reports keep them apart by file)"));
+            }
+        }
+    }
+    (tests, status)
+}
+
+/// `check`, `outcomes`, `compare`.
+pub fn run(kind: Kind, c: &Common) -> Status {
+    let models = match Model::select(&c.models, &c.model_files) {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
+    if c.format == Format::Dot && kind == Kind::Compare {
+        return out::error("--format dot draws witnesses: use it with check or outcomes");
+    }
+    let launch = match c.shader.launch() {
+        Ok(l) => l,
+        Err(e) => return out::error(e),
+    };
+    let table = match &c.expected {
+        Some(p) if c.bless && !p.exists() => Some(Table::default()),
+        Some(p) => match Table::read(p, c.input.max_file_size) {
+            Ok(t) => Some(t),
+            Err(d) => return out::diagnostics(&d.into()),
+        },
+        None => None,
+    };
+    let (tests, mut status) = load_tests(&c.files, &launch, c.input.max_file_size, table.is_some());
+    if tests.is_empty() || (status == Status::Error && table.is_some()) {
+        return status;
+    }
+    let opts = Options::default()
+        .with_unroll(c.unroll.unroll)
+        .with_engine(c.engine.engine())
+        .with_max_states(c.max_states)
+        .with_timeout_ms(c.timeout)
+        .with_max_memory_mib(Some(c.max_memory))
+        .with_max_outcomes(c.max_outcomes)
+        .with_time_bits(c.time_bits)
+        // `check` asks one question per model (with --witness too: the verdict's own query
+        // yields the witness); the others list every outcome.
+        .with_outcomes(kind != Kind::Check);
+    let bar = out::progress(tests.len() as u64, kind.name());
+    let mut analyses: Vec<Analysis> = Vec::new();
+    for t in &tests {
+        bar.set_message(t.name.clone());
+        if table.is_none() {
+            for w in unknown_expect_models(t, &models) {
+                out::note(&w);
+            }
+        }
+        let prog = match query::compile(t, opts.unroll) {
+            Ok(p) => p,
+            Err(e) => {
+                status = status.and(out::diagnostics(&e.diagnostic(t).into()));
+                bar.inc(1);
+                continue;
+            }
+        };
+        tracing::info!(test = %t.name, "analysing");
+        analyses.extend(query::analyse_models(t, &prog, &models, &opts));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let differences = table.as_ref().map(|tb| {
+        expected::apply(tb, &mut analyses);
+        expected::differences(tb, &analyses)
+    });
+    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    match c.format {
+        Format::Json => {
+            let mut doc = serde_json::json!({
+                "models": names,
+                "results": report::json::analyses(&analyses),
+            });
+            if let Some(d) = &differences {
+                doc["differences"] = serde_json::json!(d);
+            }
+            out::print(&report::json::document(kind.name(), doc))
+        }
+        Format::Dot => {
+            for a in &analyses {
+                if let Some(d) = report::dot::analysis(a) {
+                    out::print(&d);
+                }
+            }
+        }
+        Format::Text => out::print(&text(kind, c.witness, &analyses, &names)),
+    }
+    if let (Some(d), Some(p)) = (&differences, &c.expected) {
+        if c.format == Format::Text || !d.is_empty() {
+            out::note(&report::text::differences(d, &p.display().to_string()));
+        }
+    }
+    // Judge the run.
+    let mismatch = match &differences {
+        Some(d) => !d.is_empty(),
+        None => analyses
+            .iter()
+            .any(|a| a.matches_expectation() == Some(false)),
+    };
+    if mismatch {
+        status = status.and(Status::Mismatch);
+    }
+    if analyses
+        .iter()
+        .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
+    {
+        status = status.and(Status::Unknown);
+    }
+    if c.bless {
+        if let Err(s) = bless(c, table.as_ref(), &tests, &analyses) {
+            return status.and(s);
+        }
+        // The expectations now say what this run found.
+        status = if status == Status::Error {
+            Status::Error
+        } else if analyses
+            .iter()
+            .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
+        {
+            Status::Unknown
+        } else {
+            Status::Ok
+        };
+    }
+    status
+}
+
+fn text(kind: Kind, witness: bool, analyses: &[Analysis], names: &[String]) -> String {
+    let mut s = String::new();
+    match kind {
+        Kind::Outcomes => {
+            for a in analyses {
+                s.push_str(&report::text::outcomes(a, witness));
+                s.push('\n');
+            }
+        }
+        Kind::Compare => {
+            s.push_str(&report::text::table(analyses, names, true));
+            s.push('\n');
+            s.push_str(&report::text::distinctions(analyses, names));
+        }
+        Kind::Check => {
+            s.push_str(&report::text::table(analyses, names, true));
+            if witness {
+                for a in analyses {
+                    s.push('\n');
+                    s.push_str(&report::text::outcomes(a, true));
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `--bless`: the table, or each test file's `expect` lines, rewritten from this run.
+fn bless(
+    c: &Common,
+    table: Option<&Table>,
+    tests: &[Test],
+    analyses: &[Analysis],
+) -> Result<(), Status> {
+    if let (Some(t), Some(p)) = (table, &c.expected) {
+        return out::write_file(p, &t.blessed(analyses).to_csv());
+    }
+    for t in tests {
+        let path = std::path::Path::new(&t.file);
+        if tangle::shader::Language::of(path).is_some() || tangle::input::is_stdin(path) {
+            out::note(&format!(
+                "warning: {}: not blessed (only .litmus files carry expect lines; use --expected TABLE.csv)",
+                t.file
+            ));
+            continue;
+        }
+        let new = expected::bless_source(t, analyses);
+        if new != t.source {
+            out::write_file(path, &new)?;
+        }
+    }
+    Ok(())
+}
+
+/// An `expect` entry naming no model being run and no built-in model is almost surely a typo.
+fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
+    let builtin = Model::builtin();
+    let known: Vec<&str> = models
+        .iter()
+        .chain(builtin.iter())
+        .map(|m| m.name.as_str())
+        .collect();
+    t.expect
+        .iter()
+        .filter(|e| !known.iter().any(|k| k.eq_ignore_ascii_case(&e.model)))
+        .map(|e| {
+            let mut d = Diagnostic::bare(
+                &t.file,
+                e.span.line,
+                e.span.col,
+                format!("`expect` names unknown model `{}`", e.model),
+            );
+            if let Some(k) = tangle::syntax::diag::closest(&e.model, known.iter().copied()) {
+                d = d.with_help(format!("did you mean `{k}`?"));
+            }
+            format!(
+                "{}: warning: {}{}",
+                d.location(),
+                d.message,
+                d.help.iter().map(|h| format!(" ({h})")).collect::<String>()
+            )
+        })
+        .collect()
+}
+
+/// `thin-air`.
+pub fn thin_air(a: &ThinAirArgs) -> Status {
+    let resolve = |n: &str| Model::resolve(n).map_err(out::error);
+    let (sym, wf, spec) = match (
+        resolve(&a.symbolic),
+        resolve(&a.well_founded),
+        resolve(&a.speculative),
+    ) {
+        (Ok(x), Ok(y), Ok(z)) => (x, y, z),
+        _ => return Status::Error,
+    };
+    if a.format == Format::Dot {
+        return out::error(
+            "--format dot draws witnesses of check and outcomes, not thin-air reports",
+        );
+    }
+    let models = query::thin_air::ThinAirModels {
+        symbolic: &sym,
+        well_founded: &wf,
+        speculative: &spec,
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll.unroll)
+        .with_engine(a.engine.engine())
+        .with_timeout_ms(a.timeout);
+    let (tests, mut status) = load_tests(
+        &a.files,
+        &tangle::shader::Launch::default(),
+        a.input.max_file_size,
+        false,
+    );
+    let bar = out::progress(tests.len() as u64, "thin-air");
+    let mut reports = Vec::new();
+    for t in &tests {
+        bar.set_message(t.name.clone());
+        match query::thin_air::thin_air(t, &models, &opts, a.limit) {
+            Ok(r) => reports.push(r),
+            Err(query::QueryError::Exhausted(e)) => {
+                out::note(&format!("{}: unknown: {e}", t.file));
+                status = status.and(Status::Unknown);
+            }
+            Err(e) => status = status.and(out::diagnostics(&e.diagnostic(t).into())),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    match a.format {
+        Format::Json => out::print(&report::json::document(
+            "thin-air",
+            serde_json::json!({ "results": reports }),
+        )),
+        _ => {
+            for r in &reports {
+                out::print(&report::text::thin_air(r, a.witness));
+            }
+        }
+    }
+    if reports
+        .iter()
+        .any(|r| r.incomplete.is_some() || r.condition_thin_air.is_none())
+    {
+        status = status.and(Status::Unknown);
+    }
+    status
+}

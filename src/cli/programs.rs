@@ -1,0 +1,105 @@
+//! `equiv` and `show`: questions about one or two programs.
+
+use super::args::{EquivArgs, Format, ShowArgs};
+use super::out::{self, Status};
+use tangle::model::Model;
+use tangle::query::equiv::{self as eq, Holds};
+use tangle::query::Options;
+use tangle::report;
+
+/// `equiv P Q`, or `equiv --table DIR`: 0 equivalent (refines) under every model, 1 not,
+/// 3 unknown somewhere, 2 bad input.
+pub fn equiv(a: &EquivArgs) -> Status {
+    let models = match Model::select(&a.models, &a.model_files) {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
+    if a.format == Format::Dot {
+        return out::error(
+            "--format dot draws witnesses of check and outcomes, not equivalence reports",
+        );
+    }
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => return out::error(e),
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll.unroll)
+        .with_timeout_ms(a.timeout)
+        .with_max_outcomes(a.max_outcomes);
+    let pairs = if a.table {
+        match eq::pairs_in(&a.p) {
+            Ok(p) => p,
+            Err(errors) => {
+                for e in errors {
+                    out::diagnostics(&e.into());
+                }
+                return Status::Error;
+            }
+        }
+    } else {
+        let q = a.q.clone().expect("clap requires Q without --table");
+        vec![(String::new(), a.p.clone(), q)]
+    };
+    let load = |p: &std::path::Path| {
+        tangle::load_limited(p, &launch, a.input.max_file_size).map_err(|d| out::diagnostics(&d))
+    };
+    let bar = out::progress(pairs.len() as u64, "equiv");
+    let mut reports = Vec::new();
+    for (name, p, q) in &pairs {
+        bar.set_message(name.clone());
+        let (pt, qt) = match (load(p), load(q)) {
+            (Ok(pt), Ok(qt)) => (pt, qt),
+            _ => return Status::Error,
+        };
+        match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
+            Ok(r) => reports.push((name.clone(), r)),
+            Err(e) => return out::error(e),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    match (a.format, a.table) {
+        (Format::Json, true) => {
+            let rows: Vec<serde_json::Value> = reports
+                .iter()
+                .map(|(n, r)| serde_json::json!({ "name": n, "report": r }))
+                .collect();
+            out::print(&report::json::document(
+                "equiv --table",
+                serde_json::json!({ "pairs": rows }),
+            ));
+        }
+        (Format::Json, false) => out::print(&report::json::document("equiv", &reports[0].1)),
+        (_, true) => {
+            out::print(&report::equiv::render_markdown_table(&reports, &names));
+            out::print("\n");
+            out::print(&report::equiv::render_markdown_details(&reports));
+        }
+        (_, false) => out::print(&report::equiv::render_text(&reports[0].1, true, a.outcomes)),
+    }
+    let answers = reports.iter().map(|(_, r)| r.overall());
+    if answers.clone().any(|h| matches!(h, Holds::Unknown(_))) {
+        Status::Unknown
+    } else if a.table || answers.into_iter().all(|h| h == Holds::Yes) {
+        Status::Ok
+    } else {
+        Status::Mismatch
+    }
+}
+
+/// `show FILE`: the test as litmus text (for a shader: what the engines analyse).
+pub fn show(a: &ShowArgs) -> Status {
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => return out::error(e),
+    };
+    match tangle::load_limited(&a.file, &launch, a.input.max_file_size) {
+        Ok(t) => {
+            out::print(&tangle::syntax::print::to_litmus(&t));
+            Status::Ok
+        }
+        Err(d) => out::diagnostics(&d),
+    }
+}

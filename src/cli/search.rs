@@ -1,0 +1,308 @@
+//! `include`, `distinguish` and `minimize`: the questions about models rather than tests.
+
+use super::args::{DistinguishArgs, Format, IncludeArgs, MinimizeArgs};
+use super::out::{self, Status};
+use tangle::model::Model;
+use tangle::query::{self, include, include_proof, search::Progress, Options};
+use tangle::report::{self, dot};
+
+/// Search progress as a spinner on a terminal (nothing otherwise).
+fn progress_spinner() -> (indicatif::ProgressBar, impl FnMut(&Progress)) {
+    let bar = out::spinner();
+    let shown = bar.clone();
+    let update = move |p: &Progress| {
+        shown.set_message(match p.rounds {
+            Some(r) => format!(
+                "searching (CEGIS): {} lanes, size {}: {} templates decided, {r} rounds, {:.1} s",
+                p.threads, p.size, p.checked, p.seconds
+            ),
+            None => format!(
+                "searching: {} lanes, size {}: {} programs checked, {} skipped, {:.1} s",
+                p.threads, p.size, p.checked, p.irrelevant, p.seconds
+            ),
+        });
+    };
+    (bar, update)
+}
+
+fn resolve_two(a: &str, b: &str) -> Result<(Model, Model), Status> {
+    let a = Model::resolve(a).map_err(out::error)?;
+    let b = Model::resolve(b).map_err(out::error)?;
+    Ok((a, b))
+}
+
+/// `include A B`, or `include --lattice`.
+pub fn include(args: &IncludeArgs) -> Status {
+    let opts = match args.grammar.options(args.threads, args.size) {
+        Ok(o) => o,
+        Err(e) => return out::error(e),
+    };
+    if args.lattice {
+        return lattice(args, &opts);
+    }
+    if args.format == Format::Dot {
+        return out::error("--format dot draws the lattice: use it with include --lattice");
+    }
+    let (Some(a), Some(b)) = (&args.a, &args.b) else {
+        return out::error("give two models, or --lattice");
+    };
+    let (a, b) = match resolve_two(a, b) {
+        Ok(m) => m,
+        Err(s) => return s,
+    };
+    let proof = include_proof::unbounded(&a, &b);
+    let run_bounded = !args.no_bounded || !proof.all_proven;
+    if args.format == Format::Text {
+        out::print(&report::search::proof(
+            &a.name,
+            &b.name,
+            &proof,
+            run_bounded,
+        ));
+    }
+    let bounded = if run_bounded {
+        let (bar, mut progress) = progress_spinner();
+        let r = include::bounded(&a, &b, &opts, &mut progress);
+        bar.finish_and_clear();
+        match r {
+            Ok(r) => Some(r),
+            Err(e) => return out::error(e),
+        }
+    } else {
+        None
+    };
+    match args.format {
+        Format::Json => out::print(&report::json::document(
+            "include",
+            serde_json::json!({ "unbounded": proof, "bounded": bounded }),
+        )),
+        _ => {
+            if let Some(r) = &bounded {
+                out::print(&report::search::bounded(r));
+            }
+        }
+    }
+    match &bounded {
+        Some(r) => match &r.counterexample {
+            Some(w) => {
+                if let Some(p) = &args.output {
+                    if let Err(s) = out::write_file(p, &w.litmus) {
+                        return s;
+                    }
+                }
+                Status::Mismatch
+            }
+            None if r.holds => Status::Ok,
+            None => Status::Unknown,
+        },
+        None => Status::Ok,
+    }
+}
+
+/// `include --lattice`: every ordered pair of models, proven by rule or refuted by the
+/// bounded search; text, JSON or a DOT picture.
+fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
+    let mut models = Model::builtin();
+    for m in &args.models {
+        match Model::resolve(m) {
+            Ok(m) if !models.iter().any(|x| x.name.eq_ignore_ascii_case(&m.name)) => models.push(m),
+            Ok(m) => return out::error(format!("model `{}` is already in the lattice", m.name)),
+            Err(e) => return out::error(e),
+        }
+    }
+    let n = models.len();
+    let bar = out::progress((n * (n - 1)) as u64, "lattice");
+    let mut pairs = Vec::new();
+    let mut rows = Vec::new();
+    let mut status = Status::Ok;
+    for a in &models {
+        for b in &models {
+            if a.name == b.name {
+                continue;
+            }
+            bar.set_message(format!("{} ⊆ {}?", a.name, b.name));
+            let proof = include_proof::unbounded(a, b);
+            let verdict = if proof.all_proven {
+                dot::InclusionVerdict::Proven
+            } else {
+                match include::bounded(a, b, opts, &mut |_| {}) {
+                    Ok(r) => match &r.counterexample {
+                        Some(w) => dot::InclusionVerdict::Refuted {
+                            threads: w.threads,
+                            size: w.size,
+                        },
+                        None if r.holds => dot::InclusionVerdict::Open(format!(
+                            "no counterexample up to {} lanes, {} instr.",
+                            r.max_threads, r.max_size
+                        )),
+                        None => {
+                            status = status.and(Status::Unknown);
+                            dot::InclusionVerdict::Open("undecided".into())
+                        }
+                    },
+                    Err(e) => return out::error(e),
+                }
+            };
+            rows.push(serde_json::json!({
+                "a": a.name, "b": b.name,
+                "verdict": match &verdict {
+                    dot::InclusionVerdict::Proven => "proven".to_string(),
+                    dot::InclusionVerdict::Refuted { .. } => "refuted".to_string(),
+                    dot::InclusionVerdict::Open(_) => "open".to_string(),
+                },
+                "counterexample": match &verdict {
+                    dot::InclusionVerdict::Refuted { threads, size } =>
+                        serde_json::json!({"threads": threads, "size": size}),
+                    _ => serde_json::Value::Null,
+                },
+                "note": match &verdict {
+                    dot::InclusionVerdict::Open(why) => why.clone(),
+                    _ => String::new(),
+                },
+            }));
+            pairs.push(dot::Inclusion {
+                a: a.name.clone(),
+                b: b.name.clone(),
+                verdict,
+            });
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let names: Vec<(String, String)> = models
+        .iter()
+        .map(|m| (m.name.clone(), m.description.clone()))
+        .collect();
+    match args.format {
+        Format::Dot => out::print(&dot::lattice(&names, &pairs)),
+        Format::Json => out::print(&report::json::document(
+            "include --lattice",
+            serde_json::json!({ "pairs": rows }),
+        )),
+        Format::Text => {
+            for p in &pairs {
+                let v = match &p.verdict {
+                    dot::InclusionVerdict::Proven => "proven (any size)".to_string(),
+                    dot::InclusionVerdict::Refuted { threads, size } => {
+                        format!("refuted ({threads} lanes, {size} instr.)")
+                    }
+                    dot::InclusionVerdict::Open(why) => format!("open: {why}"),
+                };
+                out::println(&format!("{:<6} ⊆ {:<6} {v}", p.a, p.b));
+            }
+        }
+    }
+    status
+}
+
+/// `distinguish A B`.
+pub fn distinguish(args: &DistinguishArgs) -> Status {
+    let opts = match args.grammar.options(args.max_threads, args.max_size) {
+        Ok(o) => o,
+        Err(e) => return out::error(e),
+    };
+    if args.format == Format::Dot {
+        return out::error("--format dot draws witnesses and the lattice, not searches");
+    }
+    let (a, b) = match resolve_two(&args.a, &args.b) {
+        Ok(m) => m,
+        Err(s) => return s,
+    };
+    let (bar, mut progress) = progress_spinner();
+    let r = query::distinguish::distinguish(&a, &b, &opts, &mut progress);
+    bar.finish_and_clear();
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return out::error(e),
+    };
+    if args.format == Format::Json {
+        out::print(&report::json::document("distinguish", &r));
+    } else {
+        out::note(report::search::layers(&r.layers).trim_end());
+        match &r.witness {
+            Some(w) => {
+                out::note(&format!(
+                    "found in {:.2} s: {} lanes, {} instructions ({} allows, {} forbids)",
+                    r.seconds, w.threads, w.size, r.b, r.a
+                ));
+                if args.output.is_none() {
+                    out::print(&w.litmus);
+                }
+            }
+            None if r.timed_out => out::note(&format!(
+                "undecided: the time limit stopped the search after {:.1} s (the layers above were searched completely, the last one only in part)",
+                r.seconds
+            )),
+            None => out::note(&format!(
+                "no program of {} up to {} lanes and {} instructions has an outcome {} allows and {} forbids ({:.1} s)",
+                r.grammar, r.max_threads, r.max_size, r.b, r.a, r.seconds
+            )),
+        }
+    }
+    match &r.witness {
+        Some(w) => match &args.output {
+            Some(p) => out::write_file(p, &w.litmus).err().unwrap_or(Status::Ok),
+            None => Status::Ok,
+        },
+        None if r.timed_out => Status::Unknown,
+        None if r.layers.iter().any(|l| l.unknown > 0) => Status::Unknown,
+        None => Status::Mismatch,
+    }
+}
+
+/// `minimize FILE --allowed-by B --forbidden-by A`.
+pub fn minimize(a: &MinimizeArgs, verbose: u8) -> Status {
+    use tangle::query::minimize;
+    let (allowed, forbidden) = match resolve_two(&a.allowed_by, &a.forbidden_by) {
+        Ok(m) => m,
+        Err(s) => return s,
+    };
+    if a.format == Format::Dot {
+        return out::error("--format dot draws witnesses and the lattice, not minimized tests");
+    }
+    let test = match tangle::syntax::parse_file_limited(&a.file, a.input.max_file_size) {
+        Ok(t) => t,
+        Err(d) => return out::diagnostics(&d),
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll.unroll)
+        .with_timeout_ms(a.timeout);
+    let mut report = |e: &minimize::Event| {
+        if e.accepted {
+            out::note(&format!(
+                "[tried {}, kept {}] {}",
+                e.tried, e.kept, e.description
+            ));
+        } else if verbose > 0 {
+            out::note(&format!(
+                "[tried {}, kept {}] not kept: {}",
+                e.tried, e.kept, e.description
+            ));
+        }
+    };
+    let m = match minimize::minimize(&test, &allowed, &forbidden, &opts, &mut report) {
+        Ok(m) => m,
+        Err(e) => return out::error(format!("{}: {e}", test.file)),
+    };
+    out::note(&format!(
+        "minimized {}: {} -> {} threads, {} -> {} statements ({} candidates tried, {} kept)",
+        test.file,
+        m.threads_before,
+        m.threads_after,
+        m.statements_before,
+        m.statements_after,
+        m.tried,
+        m.steps.len()
+    ));
+    if let Some(p) = &a.output {
+        if let Err(s) = out::write_file(p, &m.text) {
+            return s;
+        }
+    }
+    match a.format {
+        Format::Json => out::print(&report::json::document("minimize", &m)),
+        _ if a.output.is_none() => out::print(&m.text),
+        _ => {}
+    }
+    Status::Ok
+}

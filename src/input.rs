@@ -1,0 +1,166 @@
+//! Reading inputs: which paths are accepted and how much of them is read.
+//!
+//! Every front end (litmus files, shaders, model files) reads through here, so the rules are
+//! the same everywhere: `-` is standard input; only regular files are read (a FIFO would block
+//! forever, `/dev/zero` never ends); a file above the size ceiling is refused before it is
+//! read; a directory is walked for `.litmus` files, and a subdirectory that cannot be read is
+//! an error, not a silent skip.
+
+use crate::syntax::Diagnostic;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The default ceiling on one input file (`--max-file-size` raises it).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Deepest directory nesting walked (symbolic-link loops end here).
+const MAX_WALK_DEPTH: usize = 64;
+
+/// The path that means standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path is named in messages (`<stdin>` for `-`).
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads a whole input of at most `max_bytes` bytes.
+pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
+    let name = display_name(path);
+    let fail = |m: String| Diagnostic::bare(&name, 0, 0, m);
+    let too_big = |n: u64| {
+        fail(format!(
+            "the file is {n} bytes, above the limit of {max_bytes} bytes"
+        ))
+        .with_help("raise the limit with --max-file-size BYTES")
+    };
+    if is_stdin(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(max_bytes + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(format!("cannot read standard input: {e}")))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(fail(format!(
+                "standard input is longer than the limit of {max_bytes} bytes"
+            ))
+            .with_help("raise the limit with --max-file-size BYTES"));
+        }
+        return Ok(bytes);
+    }
+    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    if meta.is_dir() {
+        return Err(fail("is a directory, where a file was expected".into()));
+    }
+    if !meta.is_file() {
+        return Err(fail(
+            "not a regular file (a FIFO, device or socket): tangle reads regular files, or `-` for standard input".into(),
+        ));
+    }
+    if meta.len() > max_bytes {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
+        .map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    if bytes.len() as u64 > max_bytes {
+        // It grew while being read.
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// The inputs named on a command line: files as given (and `-`), directories replaced by
+/// their `.litmus` files (recursively, sorted). Paths that do not exist, directories without
+/// tests and unreadable directories are errors, reported next to the files that were found.
+pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if is_stdin(p) {
+            files.push(p.clone());
+            continue;
+        }
+        match std::fs::metadata(p) {
+            Err(e) => errors.push(Diagnostic::bare(
+                &p.display().to_string(),
+                0,
+                0,
+                match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+                    _ => format!("cannot read: {e}"),
+                },
+            )),
+            Ok(m) if m.is_dir() => {
+                let mut found = Vec::new();
+                walk(p, 0, &mut found, &mut errors);
+                found.sort();
+                if found.is_empty() {
+                    errors.push(Diagnostic::bare(
+                        &p.display().to_string(),
+                        0,
+                        0,
+                        "no .litmus files in this directory",
+                    ));
+                }
+                files.extend(found);
+            }
+            Ok(_) => files.push(p.clone()),
+        }
+    }
+    (files, errors)
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
+    let here = dir.display().to_string();
+    if depth > MAX_WALK_DEPTH {
+        errors.push(Diagnostic::bare(
+            &here,
+            0,
+            0,
+            format!(
+                "directories nested deeper than {MAX_WALK_DEPTH} levels (a symbolic-link loop?)"
+            ),
+        ));
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(Diagnostic::bare(
+                &here,
+                0,
+                0,
+                format!("cannot read the directory: {e}"),
+            ));
+            return;
+        }
+    };
+    for e in entries {
+        let p = match e {
+            Ok(e) => e.path(),
+            Err(e) => {
+                errors.push(Diagnostic::bare(
+                    &here,
+                    0,
+                    0,
+                    format!("cannot read the directory: {e}"),
+                ));
+                continue;
+            }
+        };
+        if p.is_dir() {
+            walk(&p, depth + 1, out, errors);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+}

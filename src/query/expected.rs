@@ -1,0 +1,269 @@
+//! Expected verdicts, and how a run compares with them: a table of (test, model, verdict)
+//! rows in CSV (herd's "promote" workflow: `check DIR --expected results.csv`, `--bless` to
+//! accept the run), or the tests' own `expect` lines, which `--bless` can rewrite.
+//!
+//! A table is keyed by test name, so a run that reads two tests with one name cannot use one
+//! (the caller refuses it). A row's verdict is `allow`, `forbid` or `unknown`: an expected
+//! `unknown` pins a known limitation, and deciding it later shows up as a difference.
+
+use super::{Analysis, Verdict};
+use crate::syntax::{ast::Test, Diagnostic};
+use indexmap::IndexMap;
+use std::path::Path;
+
+/// A verdict as tables and `expect` lines spell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Word {
+    Allow,
+    Forbid,
+    Unknown,
+}
+
+impl Word {
+    pub fn of(v: &Verdict) -> Word {
+        match v {
+            Verdict::Allowed => Word::Allow,
+            Verdict::Forbidden => Word::Forbid,
+            Verdict::Unknown(_) => Word::Unknown,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Word::Allow => "allow",
+            Word::Forbid => "forbid",
+            Word::Unknown => "unknown",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Word> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "allow" | "allowed" => Some(Word::Allow),
+            "forbid" | "forbidden" => Some(Word::Forbid),
+            "unknown" => Some(Word::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// The expected verdicts of a table file, in file order.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    rows: IndexMap<(String, String), Word>,
+}
+
+impl Table {
+    /// Reads a table: a header `test,model,verdict`, then one row per test and model; `#`
+    /// starts a comment line. Errors are located (file:line:col).
+    pub fn read(path: &Path, max_bytes: u64) -> Result<Table, Diagnostic> {
+        let name = path.display().to_string();
+        let bytes = crate::input::read(path, max_bytes)?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let at = |line: u64, col: u32, msg: String| {
+            let line = line.max(1) as u32;
+            let source_line = text.lines().nth(line as usize - 1).unwrap_or("");
+            let span = crate::syntax::Span {
+                start: 0,
+                end: source_line.len().max(1) as u32,
+                line,
+                col,
+            };
+            Diagnostic::new(&name, &text, span, msg)
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .trim(csv::Trim::All)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let header = reader
+            .headers()
+            .map_err(|e| at(1, 1, format!("not a CSV table: {e}")))?
+            .clone();
+        let cols: Vec<&str> = header.iter().collect();
+        if cols != ["test", "model", "verdict"] {
+            return Err(at(
+                1,
+                1,
+                format!(
+                    "expected the header `test,model,verdict`, found `{}`",
+                    cols.join(",")
+                ),
+            ));
+        }
+        let mut rows = IndexMap::new();
+        for rec in reader.records() {
+            let rec = rec.map_err(|e| {
+                let line = e.position().map_or(1, |p| p.line());
+                at(line, 1, format!("not a CSV row: {e}"))
+            })?;
+            let line = rec.position().map_or(1, |p| p.line());
+            if rec.len() != 3 {
+                return Err(at(
+                    line,
+                    1,
+                    format!(
+                        "expected 3 fields (test,model,verdict), found {}",
+                        rec.len()
+                    ),
+                ));
+            }
+            let word = Word::parse(&rec[2]).ok_or_else(|| {
+                let col = text
+                    .lines()
+                    .nth(line as usize - 1)
+                    .and_then(|l| l.rfind(&rec[2]))
+                    .map_or(1, |c| c as u32 + 1);
+                at(
+                    line,
+                    col,
+                    format!("expected allow, forbid or unknown, found `{}`", &rec[2]),
+                )
+            })?;
+            let key = (rec[0].to_string(), rec[1].to_string());
+            if rows.insert(key, word).is_some() {
+                return Err(at(
+                    line,
+                    1,
+                    format!("test `{}` under `{}` is listed twice", &rec[0], &rec[1]),
+                ));
+            }
+        }
+        Ok(Table { rows })
+    }
+
+    /// The expected verdict of `test` under `model` (model names match in any case).
+    pub fn get(&self, test: &str, model: &str) -> Option<Word> {
+        self.rows
+            .iter()
+            .find(|((t, m), _)| t == test && m.eq_ignore_ascii_case(model))
+            .map(|(_, w)| *w)
+    }
+
+    /// The table with this run's verdicts written in (rows of other tests and models kept;
+    /// an unknown verdict does not replace a decided row).
+    pub fn blessed(&self, analyses: &[Analysis]) -> Table {
+        let mut rows = self.rows.clone();
+        for a in analyses {
+            let got = Word::of(&a.verdict);
+            let key = rows
+                .keys()
+                .find(|(t, m)| *t == a.test && m.eq_ignore_ascii_case(&a.model))
+                .cloned()
+                .unwrap_or((a.test.clone(), a.model.clone()));
+            match rows.get(&key) {
+                Some(Word::Allow | Word::Forbid) if got == Word::Unknown => {}
+                _ => {
+                    rows.insert(key, got);
+                }
+            }
+        }
+        Table { rows }
+    }
+
+    /// The table as CSV text.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(["test", "model", "verdict"]);
+        for ((t, m), v) in &self.rows {
+            let _ = w.write_record([t.as_str(), m.as_str(), v.as_str()]);
+        }
+        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+/// A result that is not what the table says.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Difference {
+    pub test: String,
+    pub file: String,
+    pub model: String,
+    /// `None`: the table has no row for this test and model.
+    pub expected: Option<Word>,
+    pub got: Word,
+}
+
+/// Every analysis whose verdict differs from the table's row (or has none).
+pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Difference> {
+    analyses
+        .iter()
+        .filter_map(|a| {
+            let got = Word::of(&a.verdict);
+            let expected = table.get(&a.test, &a.model);
+            (expected != Some(got)).then(|| Difference {
+                test: a.test.clone(),
+                file: a.file.clone(),
+                model: a.model.clone(),
+                expected,
+                got,
+            })
+        })
+        .collect()
+}
+
+/// Sets each analysis's `expected` from the table instead of the `expect` lines (rows saying
+/// `unknown` expect no decided verdict, so they set none).
+pub fn apply(table: &Table, analyses: &mut [Analysis]) {
+    for a in analyses {
+        a.expected = match table.get(&a.test, &a.model) {
+            Some(Word::Allow) => Some(true),
+            Some(Word::Forbid) => Some(false),
+            _ => None,
+        };
+    }
+}
+
+/// The test's source with its `expect` lines replaced by one line giving this run's decided
+/// verdicts (entries for models not run, or undecided in this run, are kept as they were).
+pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
+    let mut entries: Vec<(String, bool)> = test
+        .expect
+        .iter()
+        .map(|e| (e.model.clone(), e.allow))
+        .collect();
+    for a in analyses
+        .iter()
+        .filter(|a| a.file == test.file && a.test == test.name)
+    {
+        let allow = match a.verdict {
+            Verdict::Allowed => true,
+            Verdict::Forbidden => false,
+            Verdict::Unknown(_) => continue,
+        };
+        match entries
+            .iter_mut()
+            .find(|(m, _)| m.eq_ignore_ascii_case(&a.model))
+        {
+            Some(e) => e.1 = allow,
+            None => entries.push((a.model.clone(), allow)),
+        }
+    }
+    let line = format!(
+        "expect {}",
+        entries
+            .iter()
+            .map(|(m, a)| format!("{m} {}", if *a { "allow" } else { "forbid" }))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let expect_lines: Vec<u32> = test.expect.iter().map(|e| e.span.line).collect();
+    let mut out = Vec::new();
+    let mut placed = false;
+    for (i, l) in test.source.lines().enumerate() {
+        if expect_lines.contains(&(i as u32 + 1)) {
+            if !placed {
+                out.push(line.clone());
+                placed = true;
+            }
+            continue;
+        }
+        out.push(l.to_string());
+    }
+    if !placed {
+        while out.last().is_some_and(|l| l.trim().is_empty()) {
+            out.pop();
+        }
+        out.push(line);
+    }
+    out.join("\n") + "\n"
+}

@@ -1,0 +1,277 @@
+//! Pictures in Graphviz DOT, built as petgraph graphs and written by `petgraph::dot`.
+//!
+//! A witness picture shows what the semantics talks about: each dynamic block a thread
+//! entered (a box listing its members), each step of the trace in order (collective steps
+//! once, with every thread), program order per thread, and reads-from between memory
+//! accesses. The lattice picture shows which inclusions between models are proven and which
+//! are refuted by a counterexample.
+
+use crate::query::{Analysis, TraceStep};
+use petgraph::dot::{Config, Dot};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What a node of a picture is, with its label.
+#[derive(Debug)]
+enum Node {
+    Block { name: String, members: Vec<u32> },
+    Step(String),
+    Init(String),
+    Model(String),
+}
+
+/// What an edge means.
+#[derive(Debug)]
+enum Edge {
+    /// The step ran in this dynamic block.
+    In,
+    /// Program order of one thread.
+    Po(u32),
+    /// A read took its value from this write (or the initial value).
+    Rf(String),
+    /// Model lattice: inclusion proven for programs of any size (label: how the converse
+    /// fails).
+    Proven(String),
+    /// Model lattice: neither inclusion proven (label: the counterexamples).
+    Refuted(String),
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+fn render(g: &DiGraph<Node, Edge>, name: &str, title: &str, extra: &str) -> String {
+    let node_attr = |_: &DiGraph<Node, Edge>, (_, n): (NodeIndex, &Node)| match n {
+        Node::Block { name, members } => format!(
+            "label = \"{}\\nmembers {}\" shape = box style = rounded",
+            quote(name),
+            members
+                .iter()
+                .map(|t| format!("T{t}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Node::Step(l) => format!("label = \"{}\" shape = plaintext", quote(l)),
+        Node::Init(l) => format!("label = \"{}\" shape = note", quote(l)),
+        Node::Model(l) => format!("label = \"{}\" shape = box style = rounded", quote(l)),
+    };
+    let edge_attr = |_: &DiGraph<Node, Edge>, e: petgraph::graph::EdgeReference<'_, Edge>| {
+        match petgraph::visit::EdgeRef::weight(&e) {
+            Edge::In => "style = dotted arrowhead = none color = gray".to_string(),
+            Edge::Po(t) => format!("label = \"po T{t}\" fontsize = 9"),
+            Edge::Rf(c) => format!(
+                "label = \"rf {}\" color = red fontcolor = red constraint = false",
+                quote(c)
+            ),
+            Edge::Proven(l) => format!("label = \" {}\"", quote(l)),
+            Edge::Refuted(l) => format!(
+                "label = \" {}\" style = dashed dir = none constraint = false color = red fontcolor = red",
+                quote(l)
+            ),
+        }
+    };
+    let body = format!(
+        "{:?}",
+        Dot::with_attr_getters(
+            g,
+            &[
+                Config::EdgeNoLabel,
+                Config::NodeNoLabel,
+                Config::GraphContentOnly
+            ],
+            &edge_attr,
+            &node_attr
+        )
+    );
+    let mut s = String::new();
+    let _ = writeln!(s, "digraph \"{}\" {{", quote(name));
+    let _ = writeln!(s, "    label = \"{}\"; labelloc = t;", quote(title));
+    let _ = writeln!(s, "    node [fontname = \"Helvetica\" fontsize = 10];");
+    let _ = writeln!(s, "    edge [fontname = \"Helvetica\" fontsize = 9];");
+    s.push_str(extra);
+    s.push_str(&body);
+    s.push_str("}\n");
+    s
+}
+
+/// A witness trace as a picture; `title` says what it witnesses.
+pub fn witness(name: &str, title: &str, steps: &[TraceStep]) -> String {
+    let mut g: DiGraph<Node, Edge> = DiGraph::new();
+    let mut blocks: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    let mut last_of_thread: BTreeMap<u32, NodeIndex> = BTreeMap::new();
+    let mut last_write: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    let mut inits: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    for st in steps {
+        let threads: Vec<String> = st.threads.iter().map(|t| format!("T{t}")).collect();
+        let mut label = format!(
+            "{}. {} l.{}: {}",
+            st.step,
+            threads.join(","),
+            st.line,
+            clip(&st.instruction, 40)
+        );
+        if !st.effects.is_empty() {
+            label.push('\n');
+            label.push_str(&clip(&st.effects.join("; "), 60));
+        }
+        let n = g.add_node(Node::Step(label));
+        let b = *blocks.entry(st.block.clone()).or_insert_with(|| {
+            g.add_node(Node::Block {
+                name: st.block.clone(),
+                members: Vec::new(),
+            })
+        });
+        if let Node::Block { members, .. } = &mut g[b] {
+            for t in &st.threads {
+                if !members.contains(t) {
+                    members.push(*t);
+                }
+            }
+        }
+        g.add_edge(b, n, Edge::In);
+        for t in &st.threads {
+            if let Some(prev) = last_of_thread.insert(*t, n) {
+                if prev != n {
+                    g.add_edge(prev, n, Edge::Po(*t));
+                }
+            }
+        }
+        for m in &st.memory {
+            if m.reads {
+                let from = match last_write.get(&m.cell) {
+                    Some(w) => *w,
+                    None => *inits
+                        .entry(m.cell.clone())
+                        .or_insert_with(|| g.add_node(Node::Init(format!("initial {}", m.cell)))),
+                };
+                g.add_edge(from, n, Edge::Rf(m.cell.clone()));
+            }
+        }
+        for m in &st.memory {
+            if m.writes {
+                last_write.insert(m.cell.clone(), n);
+            }
+        }
+    }
+    render(&g, name, title, "")
+}
+
+/// The witness of one analysis (`None` when it has none).
+pub fn analysis(a: &Analysis) -> Option<String> {
+    let steps = a.witness.as_ref()?;
+    Some(witness(
+        &format!("{} under {}", a.test, a.model),
+        &format!(
+            "{} under {} ({} engine): an execution where {}",
+            a.test, a.model, a.engine, a.condition
+        ),
+        steps,
+    ))
+}
+
+/// One ordered pair of models in the lattice picture.
+pub struct Inclusion {
+    pub a: String,
+    pub b: String,
+    pub verdict: InclusionVerdict,
+}
+
+/// What is known of "A ⊆ B".
+pub enum InclusionVerdict {
+    /// Per-rule proof, for programs of any size.
+    Proven,
+    /// A counterexample of this many lanes and instructions.
+    Refuted { threads: u32, size: usize },
+    /// Neither, with why.
+    Open(String),
+}
+
+/// The model lattice: proven inclusions as a Hasse diagram (edges implied by two others are
+/// left out), each labelled with the smallest program showing it strict when one was found;
+/// pairs where neither inclusion is proven are drawn dashed with their counterexamples.
+pub fn lattice(models: &[(String, String)], pairs: &[Inclusion]) -> String {
+    let mut g: DiGraph<Node, Edge> = DiGraph::new();
+    let idx: BTreeMap<&str, NodeIndex> = models
+        .iter()
+        .map(|(m, d)| {
+            let label = if d.is_empty() {
+                m.clone()
+            } else {
+                format!("{m}\n{d}")
+            };
+            (m.as_str(), g.add_node(Node::Model(label)))
+        })
+        .collect();
+    let get = |a: &str, b: &str| pairs.iter().find(|p| p.a == a && p.b == b);
+    let proven = |a: &str, b: &str| {
+        matches!(
+            get(a, b),
+            Some(Inclusion {
+                verdict: InclusionVerdict::Proven,
+                ..
+            })
+        )
+    };
+    // How "a ⊆ b" fails, in words.
+    let failure = |a: &str, b: &str| match get(a, b).map(|p| &p.verdict) {
+        Some(InclusionVerdict::Refuted { threads, size }) => {
+            format!("{a} ⊄ {b} ({threads} lanes, {size} instr.)")
+        }
+        Some(InclusionVerdict::Open(why)) => format!("{a} ⊆ {b}? {why}"),
+        _ => format!("{a} ⊆ {b}? not checked"),
+    };
+    let names: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();
+    for (i, &a) in names.iter().enumerate() {
+        for &b in &names {
+            if a == b {
+                continue;
+            }
+            let (ab, ba) = (proven(a, b), proven(b, a));
+            if ab && !ba {
+                // Hasse: skip a ⊆ b when a ⊊ c ⊊ b for some c.
+                let implied = names.iter().any(|&c| {
+                    c != a
+                        && c != b
+                        && proven(a, c)
+                        && proven(c, b)
+                        && !proven(c, a)
+                        && !proven(b, c)
+                });
+                if !implied {
+                    g.add_edge(idx[a], idx[b], Edge::Proven(failure(b, a)));
+                }
+            } else if ab && ba && names[..i].contains(&b) {
+                g.add_edge(idx[a], idx[b], Edge::Proven("equivalent".into()));
+            } else if !ab && !ba && names[..i].contains(&b) {
+                g.add_edge(
+                    idx[b],
+                    idx[a],
+                    Edge::Refuted(format!(
+                        "incomparable:\n{}\n{}",
+                        failure(b, a),
+                        failure(a, b)
+                    )),
+                );
+            }
+        }
+    }
+    render(
+        &g,
+        "lattice",
+        "SIMT-Step models: an arrow A -> B is A ⊆ B proven for programs of any size, labelled with the smallest program B allows and A forbids",
+        "    rankdir = BT;\n",
+    )
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 1).collect();
+        c.push('…');
+        c
+    }
+}
