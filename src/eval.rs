@@ -5,8 +5,7 @@
 //! helpers) are expressed over a [`Domain`]: the explorer instantiates it with concrete `u32`
 //! values, the SMT engine with Z3 bit-vectors. A rule change is therefore one edit here.
 
-use crate::ir::{Expr, RegId};
-use crate::vocab::{AtomicOp, BinOp, Builtin, LocalFn, RedOp, SgOp, UnOp};
+use crate::vocab::{AtomicOp, BinOp, Builtin, Expr, LocalFn, RedOp, RegId, SgOp, UnOp};
 
 /// Why an evaluation hit undefined behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]

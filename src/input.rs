@@ -6,7 +6,7 @@
 //! read; a directory is walked for `.litmus` files, and a subdirectory that cannot be read is
 //! an error, not a silent skip.
 
-use crate::syntax::Diagnostic;
+use crate::diag::Diagnostic;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 

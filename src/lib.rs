@@ -14,6 +14,7 @@
 //! ```
 
 pub mod budget;
+pub mod diag;
 pub mod engine;
 pub mod eval;
 pub mod gen;

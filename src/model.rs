@@ -140,7 +140,7 @@ impl Model {
             return Model::load(path);
         }
         let known: Vec<String> = Model::builtin().into_iter().map(|m| m.name).collect();
-        let hint = crate::syntax::diag::closest(spec, known.iter().map(String::as_str))
+        let hint = crate::diag::closest(spec, known.iter().map(String::as_str))
             .map(|k| format!(" (did you mean `{k}`?)"))
             .unwrap_or_default();
         Err(ModelError::Unknown(format!(

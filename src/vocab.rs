@@ -494,3 +494,46 @@ impl fmt::Display for Class {
         f.write_str(self.name())
     }
 }
+
+// ---- expressions -----------------------------------------------------------------------
+//
+// The expression language lives here, below both the IR and `eval`, so that the IR can use
+// the value rules of `eval` without `eval` depending on the IR.
+
+/// Index of a register (per thread). Registers named by the user and hidden temporaries share
+/// one numbering.
+pub type RegId = u32;
+
+/// A side-effect-free expression over registers, literals and built-ins. Subgroup ops were
+/// hoisted into the IR's `Op::SgOp` instructions, so evaluating an `Expr` is always a local step.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Lit(u32),
+    Reg(RegId),
+    Builtin(Builtin),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    Call(LocalFn, Vec<Expr>),
+}
+
+impl Expr {
+    /// Registers this expression reads (a Lazy thread blocks on a pending one).
+    pub fn regs(&self, out: &mut Vec<RegId>) {
+        match self {
+            Expr::Lit(_) | Expr::Builtin(_) => {}
+            Expr::Reg(r) => out.push(*r),
+            Expr::Unary(_, a) => a.regs(out),
+            Expr::Binary(_, a, b) => {
+                a.regs(out);
+                b.regs(out);
+            }
+            Expr::Ternary(a, b, c) => {
+                a.regs(out);
+                b.regs(out);
+                c.regs(out);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.regs(out)),
+        }
+    }
+}

@@ -195,7 +195,10 @@ fn cli_distinguish_writes_a_test_that_checks() {
     // Off a terminal there is no progress display, only the layers searched and the result.
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!err.contains("searching:"), "{err}");
-    assert!(err.contains("lanes  size") && err.contains("found in"), "{err}");
+    assert!(
+        err.contains("lanes  size") && err.contains("found in"),
+        "{err}"
+    );
     let check = Command::new(bin).arg("check").arg(&out).output().unwrap();
     assert!(
         check.status.success(),

@@ -1,5 +1,5 @@
 //! The search for distinguishing programs by CEGIS over program templates, the alternative
-//! to enumeration ([`super::include::search`]) that the two are measured against
+//! to enumeration (`include::search`) that the two are measured against
 //! (docs/inclusion.md, "Enumeration or CEGIS").
 //!
 //! A *shape* is the control structure of a program of the grammar with its simple statements
@@ -13,19 +13,18 @@
 //! reduction), so the first program found is as small as enumeration's, and "none" for every
 //! template of every layer is the same bounded result.
 //!
-//! A found program is rebuilt as a grammar program and re-checked by [`super::include::differ`]
+//! A found program is rebuilt as a grammar program and re-checked by `include::differ`
 //! (the explorer, for non-symbolic models) before it is emitted: the synthesiser's word is
 //! never the only evidence.
 
 use super::enumerate::{self, Grammar, Loc, Rendered, Stmt, Val};
-use super::include::{self, Layer, Progress, Search, SearchError, SearchOptions};
+use super::search::{Layer, LayerEnd, SearchError, SearchOptions, Strategy, Walk};
 use crate::engine::smt::synth::{self, Cond, Synthesis, Template};
 use crate::engine::smt::SmtOptions;
 use crate::ir::Program;
 use crate::model::Model;
 use crate::syntax;
 use std::collections::HashMap;
-use std::time::Instant;
 
 /// The control structure of a program, simple statements left open.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -285,130 +284,78 @@ fn instantiate(shape: &[Shape], built: &Built, choice: &[u32]) -> Vec<Stmt> {
     go(shape, built, choice, &mut 0)
 }
 
-/// How the templates of one layer ended.
-enum Stop {
-    /// Every template decided, none distinguishing.
-    Exhausted,
-    TimedOut,
-    /// A distinguishing program (the layer's remaining templates not tried).
-    Found(Vec<Stmt>),
+/// CEGIS: every template (control-flow shape) of the layer decided by synthesis.
+pub(crate) struct Cegis<'m> {
+    strong: &'m Model,
+    weak: &'m Model,
+    smt: SmtOptions,
 }
 
-/// Walks the layers in (lanes, size) order, deciding every template of a layer by CEGIS;
-/// stops at the first distinguishing program.
-pub(crate) fn search(
-    strong: &Model,
-    weak: &Model,
-    opts: &SearchOptions,
-    origin: &str,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<Search, SearchError> {
-    let start = Instant::now();
-    let deadline = opts.time_limit.map(|d| start + d);
-    let smt = SmtOptions {
-        timeout_ms: None,
-        max_outcomes: opts.max_outcomes,
-        time_bits: 0,
-        ..SmtOptions::default()
-    };
-    let mut layers = Vec::new();
-    let mut rounds_total = 0u64;
-    let mut done = 0u64;
-    for threads in 2..=opts.grammar.threads {
-        let g = opts.grammar.clone().with_threads(threads);
-        for size in 1..=opts.max_size {
-            let layer_start = Instant::now();
-            let all = shapes(size, g.max_depth);
-            let mut layer = Layer::cegis(threads, size, all.len() as u64);
-            let mut rounds = 0u64;
-            let mut stop = Stop::Exhausted;
-            for shape in &all {
-                progress(&Progress {
-                    threads,
-                    size,
-                    checked: done,
-                    irrelevant: 0,
-                    seconds: include::secs(start.elapsed()),
-                    rounds: Some(rounds_total + rounds),
-                });
-                let built = build(&g, shape);
-                let (prog, tmpl) = compile(&built, threads).map_err(SearchError::Recheck)?;
-                // No solver call may outlast the time limit.
-                let smt = SmtOptions {
-                    timeout_ms: deadline.map(|d| {
-                        let left = d.saturating_duration_since(Instant::now()).as_millis();
-                        left.clamp(1, u32::MAX as u128) as u32
-                    }),
-                    ..smt.clone()
-                };
-                let r = synth::synthesize(&prog, &tmpl, strong, weak, &smt, deadline);
-                done += 1;
-                match r {
-                    Synthesis::None { rounds: n } => rounds += n,
-                    Synthesis::Unknown { why, rounds: n } => {
-                        rounds += n;
-                        layer.unknown += 1;
-                        if deadline.is_some_and(|d| Instant::now() > d) {
-                            stop = Stop::TimedOut;
-                            break;
-                        }
-                        tracing::warn!(threads, size, %why, "undecided template");
-                    }
-                    Synthesis::Found {
-                        choice, rounds: n, ..
-                    } => {
-                        rounds += n;
-                        stop = Stop::Found(instantiate(shape, &built, &choice));
+impl<'m> Cegis<'m> {
+    pub(crate) fn new(strong: &'m Model, weak: &'m Model, opts: &SearchOptions) -> Self {
+        Cegis {
+            strong,
+            weak,
+            smt: SmtOptions {
+                timeout_ms: None,
+                max_outcomes: opts.max_outcomes,
+                time_bits: 0,
+                ..SmtOptions::default()
+            },
+        }
+    }
+}
+
+impl Strategy for Cegis<'_> {
+    fn layer(
+        &mut self,
+        g: &Grammar,
+        size: usize,
+        walk: &mut Walk,
+        layer: &mut Layer,
+    ) -> Result<LayerEnd, SearchError> {
+        let threads = g.threads;
+        let all = shapes(size, g.max_depth);
+        layer.templates = Some(all.len() as u64);
+        let mut rounds = 0u64;
+        let mut end = LayerEnd::Exhausted;
+        for shape in &all {
+            walk.report(threads, size);
+            let built = build(g, shape);
+            let (prog, tmpl) = compile(&built, threads).map_err(SearchError::Recheck)?;
+            // No solver call may outlast the time limit.
+            let smt = SmtOptions {
+                timeout_ms: walk.millis_left(),
+                ..self.smt.clone()
+            };
+            let r = synth::synthesize(&prog, &tmpl, self.strong, self.weak, &smt, walk.deadline);
+            walk.checked += 1;
+            let n = match &r {
+                Synthesis::None { rounds }
+                | Synthesis::Unknown { rounds, .. }
+                | Synthesis::Found { rounds, .. } => *rounds,
+            };
+            rounds += n;
+            walk.rounds = walk.rounds.map(|r| r + n);
+            match r {
+                Synthesis::None { .. } => {}
+                Synthesis::Unknown { why, .. } => {
+                    layer.unknown += 1;
+                    if walk.expired() {
+                        end = LayerEnd::TimeLimit;
                         break;
                     }
+                    tracing::warn!(threads, size, %why, "undecided template");
                 }
-            }
-            rounds_total += rounds;
-            layer.rounds = Some(rounds);
-            layer.seconds = include::secs(layer_start.elapsed());
-            layers.push(layer);
-            match stop {
-                Stop::Exhausted => {}
-                Stop::TimedOut => {
-                    return Ok(Search {
-                        layers,
-                        witness: None,
-                        timed_out: true,
-                    })
-                }
-                Stop::Found(p) => {
-                    let d = include::differ(&p, threads, strong, weak, opts)
-                        .map_err(SearchError::Recheck)?
-                        .ok_or_else(|| {
-                            SearchError::Recheck(format!(
-                                "CEGIS found a program the engines do not confirm:\n{}",
-                                enumerate::render(&p, threads).body
-                            ))
-                        })?;
-                    let notes = include::smallest_notes(threads, opts, &g);
-                    let w = include::witness(&p, threads, strong, weak, &d, origin, notes)?;
-                    return Ok(Search {
-                        layers,
-                        witness: Some(w),
-                        timed_out: false,
-                    });
+                Synthesis::Found { choice, .. } => {
+                    end = LayerEnd::Found(instantiate(shape, &built, &choice), None);
+                    break;
                 }
             }
         }
+        layer.rounds = Some(rounds);
+        Ok(end)
     }
-    progress(&Progress {
-        threads: opts.grammar.threads,
-        size: opts.max_size,
-        checked: done,
-        irrelevant: 0,
-        seconds: include::secs(start.elapsed()),
-        rounds: Some(rounds_total),
-    });
-    Ok(Search {
-        layers,
-        witness: None,
-        timed_out: false,
-    })
 }
 
 #[cfg(test)]

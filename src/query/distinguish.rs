@@ -1,10 +1,11 @@
 //! The smallest program that tells two models apart: an outcome model B allows and model A
 //! forbids, found by iterative deepening over (lanes, then instructions) through the
-//! enumerated grammar ([`super::enumerate`]), so the first program found is a smallest one of
+//! enumerated grammar (`enumerate`), so the first program found is a smallest one of
 //! the grammar: no program with fewer lanes, and none with as many lanes and fewer
 //! instructions, distinguishes the models.
 
-use super::include::{self, Layer, Progress, SearchError, SearchOptions, Witness};
+use super::include;
+use super::search::{secs, Layer, Progress, SearchError, SearchOptions, Stop, Witness};
 use crate::model::Model;
 use serde::Serialize;
 use std::time::Instant;
@@ -25,6 +26,8 @@ pub struct Distinction {
     pub witness: Option<Witness>,
     /// The time limit cut the search before it found a program or searched every layer.
     pub timed_out: bool,
+    /// Why the search ended (found, exhausted, undecided programs, time limit).
+    pub stop: Stop,
     pub seconds: f64,
 }
 
@@ -51,7 +54,8 @@ pub fn distinguish(
         max_size: opts.max_size,
         layers: s.layers,
         witness: s.witness,
-        timed_out: s.timed_out,
-        seconds: (start.elapsed().as_secs_f64() * 1e3).round() / 1e3,
+        timed_out: s.stop == Stop::TimeLimit,
+        stop: s.stop,
+        seconds: secs(start.elapsed()),
     })
 }

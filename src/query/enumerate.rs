@@ -1,6 +1,6 @@
 //! Exhaustive enumeration of small SPMD programs over a fixed grammar: the program space that
-//! bounded model inclusion ([`super::include`]) and the search for distinguishing tests
-//! ([`super::distinguish`]) range over.
+//! bounded model inclusion (`include`) and the search for distinguishing tests
+//! (`distinguish`) range over.
 //!
 //! The grammar (docs/inclusion.md states it for users):
 //!

@@ -9,7 +9,7 @@
 //! it is returned, so a counterexample is never only the enumerator's word.
 //!
 //! [`differ`] (one program, one ordered pair of models) is shared with
-//! [`super::distinguish`].
+//! `distinguish`.
 
 use super::enumerate::{self, Counts, Grammar, Stmt};
 use super::{Options, Verdict};
@@ -21,11 +21,13 @@ use crate::syntax::{self, ast::Operand};
 use crate::vocab::{Class, Kind};
 use serde::Serialize;
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use super::search::{
-    secs, Layer, Progress, SearchEngine, SearchError, SearchMethod, SearchOptions, Witness,
+    secs, Difference, Layer, Progress, SearchEngine, SearchError, SearchMethod, SearchOptions,
+    Stop, Witness,
 };
+use super::search::{walk, End, LayerEnd, Strategy, Walk};
 
 /// Result of a bounded inclusion check.
 #[derive(Clone, Debug, Serialize)]
@@ -42,6 +44,8 @@ pub struct Bounded {
     pub holds: bool,
     /// The time limit cut the search (then `holds` is false).
     pub timed_out: bool,
+    /// Why the search ended (found, exhausted, undecided programs, time limit).
+    pub stop: Stop,
     pub seconds: f64,
 }
 
@@ -61,9 +65,7 @@ pub fn bounded(
         &format!("tangle include {} {}", a.name, b.name),
         progress,
     )?;
-    let holds = search.witness.is_none()
-        && !search.timed_out
-        && search.layers.iter().all(|l| l.unknown == 0);
+    let holds = search.stop == Stop::Exhausted;
     Ok(Bounded {
         a: a.name.clone(),
         b: b.name.clone(),
@@ -73,7 +75,8 @@ pub fn bounded(
         layers: search.layers,
         counterexample: search.witness,
         holds,
-        timed_out: search.timed_out,
+        timed_out: search.stop == Stop::TimeLimit,
+        stop: search.stop,
         seconds: secs(start.elapsed()),
     })
 }
@@ -81,12 +84,13 @@ pub fn bounded(
 pub(crate) struct Search {
     pub layers: Vec<Layer>,
     pub witness: Option<Witness>,
-    /// The time limit cut the search.
-    pub timed_out: bool,
+    /// Why the search ended.
+    pub stop: Stop,
 }
 
-/// Walks the layers in (lanes, size) order looking for a program with an outcome `weak`
-/// allows and `strong` forbids; stops at the first.
+/// Looks for a program with an outcome `weak` allows and `strong` forbids, smallest first
+/// ([`walk`] over the layers), deciding each layer by enumeration or by CEGIS. A program found
+/// is confirmed by the engines and re-checked from its emitted text before it is returned.
 pub(crate) fn search(
     strong: &Model,
     weak: &Model,
@@ -94,125 +98,126 @@ pub(crate) fn search(
     origin: &str,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Search, SearchError> {
-    if opts.grammar.threads < 2 {
-        return Err(SearchError::Option(
-            "the search needs at least 2 lanes".into(),
-        ));
-    }
-    if opts.method == SearchMethod::Cegis {
-        return super::cegis::search(strong, weak, opts, origin, progress);
-    }
-    let start = Instant::now();
-    let deadline = opts.time_limit.map(|d| start + d);
-    let mut timed_out = false;
-    let differing: Vec<Kind> = Kind::MODELLED
-        .into_iter()
-        .filter(|k| strong.class(*k) != weak.class(*k))
-        .collect();
-    let mut layers = Vec::new();
-    let mut checked = 0u64;
-    let mut irrelevant = 0u64;
-    let mut last_report = Instant::now();
-    for threads in 2..=opts.grammar.threads {
-        let g = opts.grammar.clone().with_threads(threads);
-        for size in 1..=opts.max_size {
-            let layer_start = Instant::now();
-            let mut layer = Layer::new(threads, size);
-            let mut found: Option<(Vec<Stmt>, Difference)> = None;
-            let mut failure: Option<String> = None;
-            progress(&Progress {
-                threads,
-                size,
-                checked,
-                irrelevant,
-                seconds: secs(start.elapsed()),
-                rounds: None,
-            });
-            let counts: Counts = enumerate::for_each(&g, size, &mut |p| {
-                if deadline.is_some_and(|d| Instant::now() > d) {
-                    timed_out = true;
-                    return false;
-                }
-                if !differing.is_empty() && !relevant(p, &differing) {
-                    irrelevant += 1;
-                    return true;
-                }
-                layer.checked += 1;
-                checked += 1;
-                if last_report.elapsed() > Duration::from_millis(250) {
-                    last_report = Instant::now();
-                    progress(&Progress {
-                        threads,
-                        size,
-                        checked,
-                        irrelevant,
-                        seconds: secs(start.elapsed()),
-                        rounds: None,
-                    });
-                }
-                if differing.is_empty() {
-                    return true;
-                }
-                match differ(p, threads, strong, weak, opts) {
-                    Ok(None) => true,
-                    Ok(Some(d)) => {
-                        found = Some((p.to_vec(), d));
-                        false
-                    }
-                    Err(why) => {
-                        layer.unknown += 1;
-                        if failure.is_none() {
-                            failure = Some(format!(
-                                "{why}; first such program:\n{}",
-                                enumerate::render(p, threads).body
-                            ));
-                        }
-                        true
-                    }
-                }
-            });
-            layer.raw = counts.raw;
-            layer.canonical = counts.canonical;
-            layer.seconds = secs(layer_start.elapsed());
-            if let Some(why) = failure {
-                tracing::warn!(threads, size, unknown = layer.unknown, %why, "undecided programs");
-            }
-            layers.push(layer);
-            if let Some((p, d)) = found {
-                let notes = smallest_notes(threads, opts, &g);
-                let w = witness(&p, threads, strong, weak, &d, origin, notes)?;
-                return Ok(Search {
-                    layers,
-                    witness: Some(w),
-                    timed_out: false,
-                });
-            }
-            if timed_out {
-                return Ok(Search {
-                    layers,
-                    witness: None,
-                    timed_out,
-                });
-            }
+    let (layers, end) = match opts.method {
+        SearchMethod::Enumerate => walk(opts, &mut Enumerated::new(strong, weak, opts), progress)?,
+        SearchMethod::Cegis => walk(
+            opts,
+            &mut super::cegis::Cegis::new(strong, weak, opts),
+            progress,
+        )?,
+    };
+    let (witness, timed_out) = match end {
+        End::Found {
+            grammar,
+            program,
+            difference,
+        } => {
+            let threads = grammar.threads;
+            let d = match difference {
+                Some(d) => d,
+                None => differ(&program, threads, strong, weak, opts)
+                    .map_err(SearchError::Recheck)?
+                    .ok_or_else(|| {
+                        SearchError::Recheck(format!(
+                            "a strategy found a program the engines do not confirm:\n{}",
+                            enumerate::render(&program, threads).body
+                        ))
+                    })?,
+            };
+            let notes = smallest_notes(threads, opts, &grammar);
+            let w = witness(&program, threads, strong, weak, &d, origin, notes)?;
+            (Some(w), false)
         }
-    }
-    progress(&Progress {
-        threads: opts.grammar.threads,
-        size: opts.max_size,
-        checked,
-        irrelevant,
-        seconds: secs(start.elapsed()),
-        rounds: None,
-    });
+        End::TimeLimit => (None, true),
+        End::Exhausted => (None, false),
+    };
+    let stop = Stop::of(witness.is_some(), timed_out, &layers);
     Ok(Search {
         layers,
-        witness: None,
-        timed_out: false,
+        witness,
+        stop,
     })
 }
 
+/// Enumeration: every program of the layer, one per symmetry orbit, decided by comparing
+/// both models' outcome sets.
+struct Enumerated<'m> {
+    strong: &'m Model,
+    weak: &'m Model,
+    opts: &'m SearchOptions,
+    /// The instruction kinds whose class differs: a program without one is skipped.
+    differing: Vec<Kind>,
+}
+
+impl<'m> Enumerated<'m> {
+    fn new(strong: &'m Model, weak: &'m Model, opts: &'m SearchOptions) -> Self {
+        Enumerated {
+            strong,
+            weak,
+            opts,
+            differing: Kind::MODELLED
+                .into_iter()
+                .filter(|k| strong.class(*k) != weak.class(*k))
+                .collect(),
+        }
+    }
+}
+
+impl Strategy for Enumerated<'_> {
+    fn layer(
+        &mut self,
+        g: &Grammar,
+        size: usize,
+        walk: &mut Walk,
+        layer: &mut Layer,
+    ) -> Result<LayerEnd, SearchError> {
+        let threads = g.threads;
+        let mut end = LayerEnd::Exhausted;
+        let mut failure: Option<String> = None;
+        let counts: Counts = enumerate::for_each(g, size, &mut |p| {
+            if walk.expired() {
+                end = LayerEnd::TimeLimit;
+                return false;
+            }
+            if !self.differing.is_empty() && !relevant(p, &self.differing) {
+                walk.irrelevant += 1;
+                return true;
+            }
+            layer.checked += 1;
+            walk.checked += 1;
+            walk.report_throttled(threads, size);
+            if self.differing.is_empty() {
+                return true;
+            }
+            match differ(p, threads, self.strong, self.weak, self.opts) {
+                Ok(None) => true,
+                Ok(Some(d)) => {
+                    end = LayerEnd::Found(p.to_vec(), Some(d));
+                    false
+                }
+                Err(why) => {
+                    layer.unknown += 1;
+                    if failure.is_none() {
+                        failure = Some(format!(
+                            "{why}; first such program:\n{}",
+                            enumerate::render(p, threads).body
+                        ));
+                    }
+                    true
+                }
+            }
+        });
+        layer.raw = counts.raw;
+        layer.canonical = counts.canonical;
+        if let Some(why) = failure {
+            tracing::warn!(threads, size, unknown = layer.unknown, %why, "undecided programs");
+        }
+        Ok(end)
+    }
+}
+
 /// The comments of an emitted test that say in what sense it is smallest.
-pub(crate) fn smallest_notes(threads: u32, opts: &SearchOptions, g: &Grammar) -> Vec<String> {
+fn smallest_notes(threads: u32, opts: &SearchOptions, g: &Grammar) -> Vec<String> {
     let smallest = if threads > 2 {
         format!(
             "Smallest: no program of the grammar with fewer lanes (up to {} instructions), or with {threads} lanes and fewer instructions, has such an outcome.",
@@ -246,15 +251,6 @@ fn relevant(p: &[Stmt], differing: &[Kind]) -> bool {
     differing
         .iter()
         .any(|k| matches!(k, Kind::Label | Kind::Branch) || has(p, *k))
-}
-
-/// An outcome the weak model allows and the strong model forbids, with the strong model's
-/// complete outcome set (to choose a condition that excludes all of it).
-#[derive(Clone, Debug)]
-pub struct Difference {
-    pub observables: Vec<String>,
-    pub outcome: Vec<u32>,
-    pub strong: BTreeSet<Vec<u32>>,
 }
 
 /// Compiles a program of the grammar observing every register and cell.

@@ -5,7 +5,7 @@
 
 use super::enumerate::{Grammar, Stmt};
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Which engine computes the outcome sets during a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -23,7 +23,7 @@ pub enum SearchEngine {
 pub enum SearchMethod {
     /// Every program, one per symmetry orbit, each decided on its own.
     Enumerate,
-    /// Per control-flow shape, one template decided by CEGIS ([`super::cegis`]).
+    /// Per control-flow shape, one template decided by CEGIS.
     Cegis,
 }
 
@@ -110,14 +110,6 @@ impl Layer {
             rounds: None,
         }
     }
-
-    pub(crate) fn cegis(threads: u32, size: usize, templates: u64) -> Layer {
-        Layer {
-            templates: Some(templates),
-            rounds: Some(0),
-            ..Layer::new(threads, size)
-        }
-    }
 }
 
 /// A program with an outcome one model allows and the other forbids.
@@ -145,6 +137,15 @@ pub enum SearchError {
     Option(String),
     #[error("internal inconsistency: {0}")]
     Recheck(String),
+}
+
+/// An outcome the weak model allows and the strong model forbids, with the strong model's
+/// complete outcome set (to choose a condition that excludes all of it).
+#[derive(Clone, Debug)]
+pub struct Difference {
+    pub observables: Vec<String>,
+    pub outcome: Vec<u32>,
+    pub strong: std::collections::BTreeSet<Vec<u32>>,
 }
 
 /// Why a search ended without an error.
@@ -180,4 +181,141 @@ impl Stop {
 /// Seconds, rounded to the millisecond (reports).
 pub fn secs(d: Duration) -> f64 {
     (d.as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+/// How one layer of a walk ended.
+pub(crate) enum LayerEnd {
+    /// Every program of the layer decided (some perhaps unknown), none distinguishing.
+    Exhausted,
+    /// The time limit cut the layer.
+    TimeLimit,
+    /// A distinguishing program, with what the strategy already knows of its difference.
+    Found(Vec<Stmt>, Option<Difference>),
+}
+
+/// The clock, deadline and running totals of a walk, shared by its strategies, and the one
+/// place that reports progress.
+pub(crate) struct Walk<'p> {
+    start: Instant,
+    pub deadline: Option<Instant>,
+    /// Programs (CEGIS: templates) decided so far.
+    pub checked: u64,
+    /// Programs skipped as irrelevant to the two models.
+    pub irrelevant: u64,
+    /// CEGIS rounds so far (`None` for enumeration).
+    pub rounds: Option<u64>,
+    last_report: Instant,
+    progress: &'p mut dyn FnMut(&Progress),
+}
+
+impl Walk<'_> {
+    /// Has the time limit passed?
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() > d)
+    }
+
+    /// What is left of the time limit, as a solver timeout.
+    pub fn millis_left(&self) -> Option<u32> {
+        self.deadline.map(|d| {
+            let left = d.saturating_duration_since(Instant::now()).as_millis();
+            left.clamp(1, u32::MAX as u128) as u32
+        })
+    }
+
+    /// Reports where the walk stands.
+    pub fn report(&mut self, threads: u32, size: usize) {
+        self.last_report = Instant::now();
+        (self.progress)(&Progress {
+            threads,
+            size,
+            checked: self.checked,
+            irrelevant: self.irrelevant,
+            seconds: secs(self.start.elapsed()),
+            rounds: self.rounds,
+        });
+    }
+
+    /// Reports at most four times a second.
+    pub fn report_throttled(&mut self, threads: u32, size: usize) {
+        if self.last_report.elapsed() > Duration::from_millis(250) {
+            self.report(threads, size);
+        }
+    }
+}
+
+/// A way of deciding the programs of one layer: enumeration, or CEGIS over templates.
+pub(crate) trait Strategy {
+    /// Decides the programs of one layer; a found program comes with its difference when
+    /// the strategy computed it (the enumerator does, CEGIS does not).
+    fn layer(
+        &mut self,
+        g: &Grammar,
+        size: usize,
+        walk: &mut Walk,
+        layer: &mut Layer,
+    ) -> Result<LayerEnd, SearchError>;
+}
+
+/// Where a walk ended.
+pub(crate) enum End {
+    Found {
+        grammar: Grammar,
+        program: Vec<Stmt>,
+        difference: Option<Difference>,
+    },
+    TimeLimit,
+    Exhausted,
+}
+
+/// Walks the layers in (lanes, size) order, 2 lanes up to `opts.grammar.threads` and 1 to
+/// `opts.max_size` instructions, until the strategy finds a program or time runs out. This
+/// order is what makes the first program found a smallest one.
+pub(crate) fn walk(
+    opts: &SearchOptions,
+    strategy: &mut dyn Strategy,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(Vec<Layer>, End), SearchError> {
+    if opts.grammar.threads < 2 {
+        return Err(SearchError::Option(
+            "the search needs at least 2 lanes".into(),
+        ));
+    }
+    let start = Instant::now();
+    let mut walk = Walk {
+        start,
+        deadline: opts.time_limit.map(|d| start + d),
+        checked: 0,
+        irrelevant: 0,
+        rounds: (opts.method == SearchMethod::Cegis).then_some(0),
+        last_report: start,
+        progress,
+    };
+    let mut layers = Vec::new();
+    for threads in 2..=opts.grammar.threads {
+        let g = opts.grammar.clone().with_threads(threads);
+        for size in 1..=opts.max_size {
+            let layer_start = Instant::now();
+            let mut layer = Layer::new(threads, size);
+            walk.report(threads, size);
+            let end = strategy.layer(&g, size, &mut walk, &mut layer)?;
+            layer.seconds = secs(layer_start.elapsed());
+            layers.push(layer);
+            match end {
+                LayerEnd::Exhausted => {}
+                LayerEnd::TimeLimit => return Ok((layers, End::TimeLimit)),
+                LayerEnd::Found(program, difference) => {
+                    return Ok((
+                        layers,
+                        End::Found {
+                            grammar: g,
+                            program,
+                            difference,
+                        },
+                    ))
+                }
+            }
+        }
+    }
+    walk.report(opts.grammar.threads, opts.max_size);
+    Ok((layers, End::Exhausted))
 }

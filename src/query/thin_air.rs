@@ -40,6 +40,9 @@ pub struct ThinAirReport {
     pub symbolic: String,
     pub well_founded: String,
     pub speculative: String,
+    /// The engine of the well-founded and speculative outcome sets (`smt` or `explore`; the
+    /// symbolic set is always Z3's).
+    pub engine: super::Engine,
     pub observables: Vec<String>,
     pub condition: String,
     /// Is the condition's P outcome reachable only through thin air?
@@ -78,7 +81,37 @@ pub fn thin_air(
             prog.unroll
         ));
     }
-    let wf = enc.outcomes(models.well_founded, opts.max_outcomes);
+    // The well-founded and speculative outcome sets come from the engine asked for; the
+    // symbolic one is always Z3's (the explorer has no symbolic class).
+    let explored = |m: &Model| -> Result<Explored, String> {
+        let eo = crate::engine::explore::ExploreOptions {
+            max_states: opts.max_states,
+            budget: opts.budget(),
+        };
+        let ex = crate::engine::explore::explore(&prog, m, &eo).map_err(|e| e.to_string())?;
+        let complete = ex.cut.is_none() && !ex.limit_hit && ex.unspecified_read.is_none();
+        Ok(Explored {
+            outcomes: ex.outcomes.keys().cloned().collect(),
+            complete,
+        })
+    };
+    let (wf, spec_set) = match opts.engine {
+        super::Engine::Smt => (enc.outcomes(models.well_founded, opts.max_outcomes), None),
+        super::Engine::Explore => {
+            let wf = match explored(models.well_founded) {
+                Ok(x) => crate::engine::smt::SmtOutcomes {
+                    incomplete: (!x.complete)
+                        .then(|| "the explorer's list is incomplete (bound, state limit or unspecified value)".to_string()),
+                    outcomes: x.outcomes,
+                },
+                Err(why) => crate::engine::smt::SmtOutcomes {
+                    outcomes: Vec::new(),
+                    incomplete: Some(format!("the explorer stopped: {why}")),
+                },
+            };
+            (wf, Some(explored(models.speculative)))
+        }
+    };
     if let Some(why) = &wf.incomplete {
         incomplete.push(format!("{} outcomes: {why}", models.well_founded.name));
     }
@@ -106,10 +139,15 @@ pub fn thin_air(
             Answer::Yes(w) => w,
             _ => Vec::new(),
         };
-        let speculative_allows = match enc.reaches(models.speculative, &values) {
-            Answer::Yes(_) => Some(true),
-            Answer::No => Some(false),
-            Answer::Unknown(_) => None,
+        let speculative_allows = match &spec_set {
+            None => match enc.reaches(models.speculative, &values) {
+                Answer::Yes(_) => Some(true),
+                Answer::No => Some(false),
+                Answer::Unknown(_) => None,
+            },
+            Some(Ok(x)) if x.outcomes.contains(&values) => Some(true),
+            Some(Ok(x)) if x.complete => Some(false),
+            Some(_) => None,
         };
         let cycle = justification_cycle(test, &prog, &witness);
         thin.push(ThinAirOutcome {
@@ -134,6 +172,7 @@ pub fn thin_air(
         symbolic: models.symbolic.name.clone(),
         well_founded: models.well_founded.name.clone(),
         speculative: models.speculative.name.clone(),
+        engine: opts.engine,
         observables: prog
             .observables
             .iter()
@@ -144,6 +183,13 @@ pub fn thin_air(
         thin_air: thin,
         incomplete: (!incomplete.is_empty()).then(|| incomplete.join("; ")),
     })
+}
+
+/// An outcome set computed by the explorer.
+struct Explored {
+    outcomes: Vec<Vec<u32>>,
+    /// No bound, limit or unspecified value cut it.
+    complete: bool,
 }
 
 /// Why an edge of the dependency graph exists.

@@ -4,7 +4,8 @@
 //! file:line:col and what was expected.
 
 pub mod ast;
-pub mod diag;
+/// Located diagnostics (they live at the crate's root: every front end and input reader uses them).
+pub use crate::diag;
 mod lexer;
 mod parser;
 pub mod print;

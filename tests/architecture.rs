@@ -1,0 +1,140 @@
+//! The architecture rules of ARCHITECTURE.md that code can check: no module cycles (among the
+//! library's top-level modules, and among the queries), and a thin `main.rs`.
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graphmap::DiGraphMap;
+use std::path::Path;
+
+const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file without comments (doc links are not dependencies).
+fn code(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Identifiers following `prefix` in `text` (`crate::eval` -> `eval`).
+fn names_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.match_indices(prefix)
+        .map(|(i, _)| {
+            let rest = &text[i + prefix.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// Strongly connected components with more than one member: the cycles.
+fn cycles<'a>(edges: &[(&'a str, &'a str)]) -> Vec<Vec<&'a str>> {
+    let mut g: DiGraphMap<&str, ()> = DiGraphMap::new();
+    for (a, b) in edges {
+        if a != b {
+            g.add_edge(a, b, ());
+        }
+    }
+    tarjan_scc(&g).into_iter().filter(|c| c.len() > 1).collect()
+}
+
+#[test]
+fn the_library_top_level_modules_have_no_cycle() {
+    let mut files = Vec::new();
+    rust_files(Path::new(SRC), &mut files);
+    let mut edges: Vec<(String, String)> = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(SRC).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if ["main", "lib", "cli"].contains(&top.as_str()) {
+            continue;
+        }
+        let text = code(f);
+        for used in names_after(&text, "crate::") {
+            edges.push((top.clone(), used.to_string()));
+        }
+    }
+    let e: Vec<(&str, &str)> = edges
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(cycles(&e), Vec::<Vec<&str>>::new(), "module cycles");
+}
+
+#[test]
+fn the_queries_have_no_cycle() {
+    let dir = Path::new(SRC).join("query");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let mut edges: Vec<(String, String)> = Vec::new();
+    for f in &files {
+        let name = f.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "mod" {
+            continue;
+        }
+        let text = code(f);
+        let mut used = names_after(&text, "super::");
+        used.extend(names_after(&text, "crate::query::"));
+        for u in used {
+            if dir.join(format!("{u}.rs")).exists() {
+                edges.push((name.clone(), u.to_string()));
+            }
+        }
+    }
+    let e: Vec<(&str, &str)> = edges
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(cycles(&e), Vec::<Vec<&str>>::new(), "query module cycles");
+}
+
+#[test]
+fn main_only_dispatches() {
+    let main = std::fs::read_to_string(Path::new(SRC).join("main.rs")).unwrap();
+    assert!(
+        main.lines().count() < 150,
+        "main.rs has {} lines",
+        main.lines().count()
+    );
+}
+
+#[test]
+fn one_model_resolver() {
+    // Command lines name models through `Model::resolve`/`Model::select` only.
+    let mut files = Vec::new();
+    rust_files(&Path::new(SRC).join("cli"), &mut files);
+    for f in files {
+        let text = code(&f);
+        assert!(
+            !text.contains("by_name(") && !text.contains("Model::load("),
+            "{} resolves models itself",
+            f.display()
+        );
+    }
+}
