@@ -16,9 +16,12 @@
 //! budget (`--max-states`) shows as `limit`. After the explorer gives up (limit, timeout,
 //! memout) at some N, larger N of the same family and model are skipped (`--no-skip` runs
 //! them anyway). The explorer cannot run Symb (`n/a`). Z3 runs get `--max-outcomes 1`: JSON
-//! output makes `check` enumerate outcomes, and the table is about the verdict (use
-//! `--z3-outcomes 256` for the CLI's default enumeration). At the end it also times the paper
-//! suite, `tangle check litmus/paper` (12 tests, all seven models, Z3), as a whole.
+//! output makes `check` enumerate outcomes in builds before JSON schema 2, and the table is
+//! about the verdict (use `--z3-outcomes 256` for the CLI's default enumeration). Both JSON
+//! forms are read (schema 2's envelope and the older bare array), and exit codes 0, 1 and 3
+//! count as a completed run; 2, another code or a signal as an `error`. At the end it also
+//! times the paper suite, `tangle check litmus/paper` (12 tests, all seven models, Z3), as a
+//! whole.
 //!
 //! The result is a Markdown table on stdout; progress goes to stderr.
 //!
@@ -29,7 +32,8 @@
 //! cargo bench --bench scale -- --emit DIR --sizes 4,32   # only write the .litmus files
 //! ```
 //!
-//! Other flags: `--sizes 2,4,..`, `--families sso_ww,ks,peel`, `--models CM,SSO,..`,
+//! Other flags (`cargo bench --bench scale -- --help` lists them): `--sizes 2,4,..`,
+//! `--families sso_ww,ks,peel`, `--models CM,SSO,..`,
 //! `--budget SECS` (per run, default 60), `--max-states N` (explorer, default 2000000),
 //! `--mem-cap MIB` (default 8192), `--z3-outcomes K` (default 1), `--engines explore,smt`,
 //! `--paper-runs K` (default 5), `--no-skip`, `--no-paper`, `--cts-sizes 4,8,..` (CTS-shaped
@@ -38,7 +42,10 @@
 //! `--baseline PATH` (an older `tangle` run on the same Z3 cells and batches, for
 //! before/after ratios).
 
+use clap::{ArgAction, Parser};
+use serde_json::Value;
 use std::fmt::Write as _;
+use std::os::unix::process::ExitStatusExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -465,7 +472,10 @@ impl Runner {
                 format!("killed above {} MiB resident", self.mem_cap_mib),
             ),
             Err(Killed::Failed) => measured("error", format!("could not run: {stderr}")),
-            Ok(_) => parse_check(&stdout, &stderr),
+            Ok(st) => match completed(st, self.use_time) {
+                Ok(()) => parse_check(&stdout, &stderr),
+                Err(why) => measured("error", format!("{why}; stderr: {}", first_line(&stderr))),
+            },
         };
         m.wall = wall;
         m.peak_kib = peak_kib;
@@ -473,17 +483,70 @@ impl Runner {
     }
 }
 
+/// Did a run that exited by itself complete, so that its JSON is to be read? `tangle` exits
+/// with 0 (fine), 1 (a verdict contradicts an `expect` line) or, since JSON schema 2, 3 (some
+/// verdict unknown): all three print the analyses. 2 is an error (bad input or flags, in older
+/// builds too); any other code (a panic's 101, or 128 + N from `/usr/bin/time` when the
+/// child died of signal N) or a signal is a crash. Before the exit codes 0/1/2/3 an unknown
+/// verdict exited 0, so the `--baseline` build reads the same way.
+fn completed(st: ExitStatus, under_time: bool) -> Result<(), String> {
+    match st.code() {
+        Some(0 | 1 | 3) => Ok(()),
+        Some(2) => Err("exit code 2 (error)".into()),
+        Some(c) if under_time && c > 128 => Err(format!(
+            "exit code {c} (signal {} under {TIME_BIN})",
+            c - 128
+        )),
+        Some(c) => Err(format!("exit code {c}")),
+        None => Err(match st.signal() {
+            Some(sig) => format!("killed by signal {sig}"),
+            None => "no exit code".into(),
+        }),
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// The analysis objects of `tangle ... --format json` output: the envelope's `results`
+/// (`{"schema_version": 2, "tool", "command", "models", "results": [...]}`), or the whole
+/// document when it is the bare array that builds before schema 2 print (a `--baseline`).
+fn results(v: &Value) -> Option<&Vec<Value>> {
+    match v {
+        Value::Array(items) => Some(items),
+        Value::Object(doc) => doc.get("results")?.as_array(),
+        _ => None,
+    }
+}
+
+/// An analysis's `expected`: `"allow"`/`"forbid"` (schema 2) or `true`/`false` (before).
+fn expected(a: &Value) -> Option<bool> {
+    match &a["expected"] {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) if s == "allow" => Some(true),
+        Value::String(s) if s == "forbid" => Some(false),
+        _ => None,
+    }
+}
+
 /// The verdict, states and engine time from `tangle check --format json` output.
 fn parse_check(stdout: &str, stderr: &str) -> Measured {
-    let v: serde_json::Value = match serde_json::from_str(stdout) {
+    let v: Value = match serde_json::from_str(stdout) {
         Ok(v) => v,
         Err(e) => {
-            let msg = stderr.lines().next().unwrap_or("").to_string();
+            let msg = first_line(stderr);
             return measured("error", format!("no JSON ({e}); stderr: {msg}"));
         }
     };
-    let Some(a) = v.as_array().and_then(|a| a.first()) else {
-        return measured("error", "empty JSON array".into());
+    let Some(items) = results(&v) else {
+        return measured(
+            "error",
+            "JSON neither an array of analyses nor an object with \"results\"".into(),
+        );
+    };
+    let Some(a) = items.first() else {
+        return measured("error", "no analysis in the JSON".into());
     };
     let reason = a["reason"].as_str().unwrap_or("").to_string();
     let verdict = match a["verdict"].as_str().unwrap_or("") {
@@ -494,9 +557,10 @@ fn parse_check(stdout: &str, stderr: &str) -> Measured {
         _ => "error",
     };
     let mut m = measured(verdict, reason);
+    // Absent for Z3 runs since schema 2 (the explorer's count only).
     m.states = a["states"].as_u64();
     m.engine_ms = a["millis"].as_f64();
-    m.expected = a["expected"].as_bool();
+    m.expected = expected(a);
     m
 }
 
@@ -670,99 +734,126 @@ struct Opts {
     baseline: Option<PathBuf>,
 }
 
-fn list(v: &str) -> Vec<String> {
-    v.split(',')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
+/// The command line (`cargo bench --bench scale -- FLAGS`), before the `--quick` defaults and
+/// the checks of [`parse_opts`]. Lists are comma-separated, empty items are ignored
+/// (`--cts-sizes ''` runs no CTS batch); a flag given twice: the last one counts.
+#[derive(Parser, Debug)]
+#[command(
+    name = "scale",
+    about = "Scale benchmark: the explorer against Z3 on generated families of 2 to 32 lanes, \
+             CTS-shaped batches and the paper suite: a Markdown table on stdout",
+    args_override_self = true
+)]
+struct Cli {
+    /// Smoke run: sizes 2,4,8, models CM,SSO,Lazy,Symb, --max-states 200000, a 20 s budget,
+    /// CTS sizes 4,8 with at most 10 programs, at most 2 paper runs (--sizes, --models,
+    /// --budget and --max-states given explicitly still count)
+    #[arg(long)]
+    quick: bool,
+    /// Run larger N of a family and model even after the explorer gave up (limit, timeout,
+    /// memout) at a smaller N
+    #[arg(long)]
+    no_skip: bool,
+    /// Do not time the paper suite (`tangle check litmus/paper`)
+    #[arg(long)]
+    no_paper: bool,
+    /// Lane counts of the families, powers of two in 2..=64 [default: 2,4,8,16,32; with
+    /// --quick: 2,4,8]
+    #[arg(long, value_name = "N,..", value_delimiter = ',', action = ArgAction::Set,
+          value_parser = item::<u32>)]
+    sizes: Option<Vec<Option<u32>>>,
+    /// Families of generated tests: sso_ww, ks, peel
+    #[arg(long, value_name = "FAMILY,..", value_delimiter = ',', action = ArgAction::Set,
+          default_value = "sso_ww,ks,peel")]
+    families: Vec<String>,
+    /// Models: CM, SM, SCF, SSO, Spec, Lazy, Symb [default: all seven; with --quick:
+    /// CM,SSO,Lazy,Symb]
+    #[arg(long, value_name = "MODEL,..", value_delimiter = ',', action = ArgAction::Set)]
+    models: Option<Vec<String>>,
+    /// Engines of the family cells: explore, smt (the CTS batches always run smt)
+    #[arg(long, value_name = "ENGINE,..", value_delimiter = ',', action = ArgAction::Set,
+          default_value = "explore,smt")]
+    engines: Vec<String>,
+    /// Time budget per run in seconds; a run past it is killed (`timeout`) [default: 60;
+    /// with --quick: 20]
+    #[arg(long, value_name = "SECS")]
+    budget: Option<u64>,
+    /// The explorer's state budget, its `--max-states` (`limit` when reached) [default:
+    /// 2000000; with --quick: 200000]
+    #[arg(long, value_name = "N")]
+    max_states: Option<u64>,
+    /// Runs of the paper suite (min, median and max are reported; at most 2 with --quick)
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    paper_runs: usize,
+    /// `--max-outcomes` of the Z3 runs (256 is the CLI's default enumeration)
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    z3_outcomes: usize,
+    /// Kill a run whose resident memory exceeds this many MiB (`memout`)
+    #[arg(long, value_name = "MIB", default_value_t = 8192)]
+    mem_cap: u64,
+    /// Only write the .litmus files of --families x --sizes into DIR; run nothing
+    #[arg(long, value_name = "DIR")]
+    emit: Option<PathBuf>,
+    /// Lane counts of the CTS-shaped batches (`tangle::gen::cts`); empty: none [with --quick:
+    /// 4,8]
+    #[arg(long, value_name = "N,..", value_delimiter = ',', action = ArgAction::Set,
+          default_value = "4,8,16,32,64", value_parser = item::<u32>)]
+    cts_sizes: Vec<Option<u32>>,
+    /// Programs per CTS batch of up to 8 lanes (at most 10 with --quick)
+    #[arg(long, value_name = "K", default_value_t = 50)]
+    cts_programs: u64,
+    /// Programs per CTS batch of 16 lanes and more
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    cts_programs_large: u64,
+    /// An older `tangle` executable, run on the same Z3 cells and CTS batches (up to 8 lanes)
+    /// for before/after ratios
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
+    /// Passed by `cargo bench` to a harness = false bench; ignored.
+    #[arg(long, hide = true)]
+    #[allow(dead_code)]
+    bench: bool,
+}
+
+/// One item of a comma-separated list: `None` for an empty one (dropped, as `4,,8` or `''`).
+fn item<T: std::str::FromStr>(s: &str) -> Result<Option<T>, T::Err> {
+    if s.is_empty() {
+        Ok(None)
+    } else {
+        s.parse().map(Some)
+    }
+}
+
+/// The non-empty items of a list.
+fn present(v: Vec<String>) -> Vec<String> {
+    v.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
 fn parse_opts() -> Result<Opts, String> {
+    let cli = Cli::parse();
     let mut o = Opts {
         sizes: vec![2, 4, 8, 16, 32],
-        families: FAMILIES.iter().map(|s| s.to_string()).collect(),
+        families: present(cli.families),
         models: MODELS.iter().map(|s| s.to_string()).collect(),
         budget: Duration::from_secs(60),
         max_states: 2_000_000,
-        paper_runs: 5,
-        z3_outcomes: 1,
-        mem_cap_mib: 8192,
-        engines: vec!["explore".into(), "smt".into()],
-        skip: true,
-        paper: true,
-        emit: None,
-        quick: false,
-        cts_sizes: vec![4, 8, 16, 32, 64],
-        cts_programs: 50,
-        cts_programs_large: 5,
-        baseline: None,
+        paper_runs: cli.paper_runs,
+        z3_outcomes: cli.z3_outcomes,
+        mem_cap_mib: cli.mem_cap,
+        engines: present(cli.engines),
+        skip: !cli.no_skip,
+        paper: !cli.no_paper,
+        emit: cli.emit,
+        quick: cli.quick,
+        cts_sizes: cli.cts_sizes.into_iter().flatten().collect(),
+        cts_programs: cli.cts_programs,
+        cts_programs_large: cli.cts_programs_large,
+        baseline: cli.baseline,
     };
-    let (mut sizes, mut models, mut budget, mut max_states) = (None, None, None, None);
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut val = |name: &str| args.next().ok_or(format!("{name} needs a value"));
-        match a.as_str() {
-            "--bench" => {} // passed by `cargo bench`
-            "--quick" => o.quick = true,
-            "--no-skip" => o.skip = false,
-            "--no-paper" => o.paper = false,
-            "--sizes" => {
-                sizes = Some(
-                    list(&val("--sizes")?)
-                        .iter()
-                        .map(|s| s.parse::<u32>().map_err(|e| format!("--sizes {s}: {e}")))
-                        .collect::<Result<Vec<_>, _>>()?,
-                )
-            }
-            "--engines" => o.engines = list(&val("--engines")?),
-            "--families" => o.families = list(&val("--families")?),
-            "--models" => models = Some(list(&val("--models")?)),
-            "--budget" => {
-                let v = val("--budget")?;
-                budget = Some(Duration::from_secs(
-                    v.parse().map_err(|e| format!("--budget {v}: {e}"))?,
-                ))
-            }
-            "--max-states" => {
-                let v = val("--max-states")?;
-                max_states = Some(v.parse().map_err(|e| format!("--max-states {v}: {e}"))?)
-            }
-            "--paper-runs" => {
-                let v = val("--paper-runs")?;
-                o.paper_runs = v.parse().map_err(|e| format!("--paper-runs {v}: {e}"))?
-            }
-            "--z3-outcomes" => {
-                let v = val("--z3-outcomes")?;
-                o.z3_outcomes = v.parse().map_err(|e| format!("--z3-outcomes {v}: {e}"))?
-            }
-            "--mem-cap" => {
-                let v = val("--mem-cap")?;
-                o.mem_cap_mib = v.parse().map_err(|e| format!("--mem-cap {v}: {e}"))?
-            }
-            "--emit" => o.emit = Some(PathBuf::from(val("--emit")?)),
-            "--cts-sizes" => {
-                o.cts_sizes = list(&val("--cts-sizes")?)
-                    .iter()
-                    .map(|s| {
-                        s.parse::<u32>()
-                            .map_err(|e| format!("--cts-sizes {s}: {e}"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
-            }
-            "--cts-programs" => {
-                let v = val("--cts-programs")?;
-                o.cts_programs = v.parse().map_err(|e| format!("--cts-programs {v}: {e}"))?
-            }
-            "--cts-programs-large" => {
-                let v = val("--cts-programs-large")?;
-                o.cts_programs_large = v
-                    .parse()
-                    .map_err(|e| format!("--cts-programs-large {v}: {e}"))?
-            }
-            "--baseline" => o.baseline = Some(PathBuf::from(val("--baseline")?)),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
+    let sizes: Option<Vec<u32>> = cli.sizes.map(|s| s.into_iter().flatten().collect());
+    let models = cli.models.map(present);
+    let budget = cli.budget.map(Duration::from_secs);
+    let max_states = cli.max_states;
     if o.quick {
         o.cts_sizes = vec![4, 8];
         o.cts_programs = o.cts_programs.min(10);
@@ -1047,6 +1138,8 @@ fn main() {
             let (wall, p, status, stdout, _) = runner.run_raw(&args);
             walls.push(wall);
             peak = peak.max(p.unwrap_or(0));
+            // Only exit code 0 backs "all verdicts match": 1 is a mismatch, 3 an unknown
+            // verdict (and 2 an error), though all of them print the table.
             ok &= status.is_ok_and(|s| s.success()) && stdout.contains("0 mismatches");
         }
         walls.sort();
@@ -1062,7 +1155,7 @@ fn main() {
             if ok {
                 "all 84 verdicts match the expect lines"
             } else {
-                "FAILED (a run failed or an expect line was contradicted)"
+                "FAILED (a run failed, an expect line was contradicted or a verdict was unknown)"
             }
         );
     }
@@ -1166,29 +1259,31 @@ fn cts_batches(runner: &mut Runner, o: &Opts, scratch: &Path) -> Vec<CtsRow> {
                     row.failure = Some(format!("killed above {} MiB", runner.mem_cap_mib))
                 }
                 Err(Killed::Failed) => row.failure = Some(format!("could not run: {stderr}")),
-                Ok(_) => match serde_json::from_str::<serde_json::Value>(&stdout) {
-                    Ok(serde_json::Value::Array(items)) => {
-                        for a in &items {
-                            match a["verdict"].as_str() {
-                                Some("forbidden") => row.forbid += 1,
-                                Some("unknown") => {
-                                    // The explorer cannot run Symb: not a failure of the batch.
-                                    if !(engine == "explore" && a["model"] == "Symb") {
-                                        row.unknown += 1
+                Ok(st) => match completed(st, runner.use_time) {
+                    Err(why) => {
+                        row.failure = Some(format!("{why}; stderr: {}", first_line(&stderr)))
+                    }
+                    Ok(()) => match serde_json::from_str::<Value>(&stdout).as_ref().map(results) {
+                        Ok(Some(items)) => {
+                            for a in items {
+                                match a["verdict"].as_str() {
+                                    Some("forbidden") => row.forbid += 1,
+                                    Some("unknown") => {
+                                        // The explorer cannot run Symb: not a failure of the batch.
+                                        if !(engine == "explore" && a["model"] == "Symb") {
+                                            row.unknown += 1
+                                        }
                                     }
+                                    _ => row.other += 1,
                                 }
-                                _ => row.other += 1,
+                                row.slowest_ms =
+                                    row.slowest_ms.max(a["millis"].as_f64().unwrap_or(0.0));
                             }
-                            row.slowest_ms =
-                                row.slowest_ms.max(a["millis"].as_f64().unwrap_or(0.0));
                         }
-                    }
-                    _ => {
-                        row.failure = Some(format!(
-                            "no JSON; stderr: {}",
-                            stderr.lines().next().unwrap_or("")
-                        ))
-                    }
+                        _ => {
+                            row.failure = Some(format!("no JSON; stderr: {}", first_line(&stderr)))
+                        }
+                    },
                 },
             }
             eprintln!(

@@ -16,6 +16,7 @@
 //! hand) gets one more row comparing it with that twin.
 //! Needs `glslangValidator` and `spirv-opt` (Debian: glslang-tools, spirv-tools).
 
+use clap::{ArgAction, Parser};
 use std::path::PathBuf;
 use std::process::Command;
 use tangle::model::Model;
@@ -52,26 +53,39 @@ struct Row {
     witness: Vec<String>,
 }
 
+/// Runs `spirv-opt` pass by pass over a directory of shaders and asks tangle, for every
+/// shader and pass, whether the optimised shader keeps the original's outcomes under every
+/// model. Needs `glslangValidator` and `spirv-opt`.
+#[derive(Parser, Debug)]
+#[command(name = "passes", args_override_self = true)]
+struct Args {
+    /// Directory of `.comp` (GLSL, compiled by glslangValidator) and `.spv` shaders; a twin
+    /// in DIR/miscompiled/ gets one more row
+    #[arg(value_name = "DIR", default_value = "shaders/passes")]
+    dir: PathBuf,
+    /// Subgroup size of the launch
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    subgroup_size: u32,
+    /// The passes, `;`-separated; each is a spirv-opt argument list, e.g.
+    /// "--ssa-rewrite --if-conversion;-O" [default: a built-in list of passes that move or
+    /// merge code across control flow, and -O, -Os]
+    #[arg(long, value_name = "P1;P2;..", value_delimiter = ';', allow_hyphen_values = true,
+          action = ArgAction::Set)]
+    passes: Option<Vec<String>>,
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut dir = PathBuf::from("shaders/passes");
-    let mut subgroup = 4;
-    let mut passes: Vec<String> = PASSES.iter().map(|s| s.to_string()).collect();
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--subgroup-size" => subgroup = args.next().and_then(|v| v.parse().ok()).unwrap_or(4),
-            "--passes" => {
-                passes = args
-                    .next()
-                    .unwrap_or_default()
-                    .split(';')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            }
-            other => dir = PathBuf::from(other),
-        }
-    }
+    let args = Args::parse();
+    let dir = args.dir;
+    let subgroup = args.subgroup_size;
+    let passes: Vec<String> = match args.passes {
+        Some(list) => list
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None => PASSES.iter().map(|s| s.to_string()).collect(),
+    };
     let work = std::env::temp_dir().join(format!("tangle-passes-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("a scratch directory");
     let mut shaders: Vec<PathBuf> = std::fs::read_dir(&dir)

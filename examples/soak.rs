@@ -4,15 +4,35 @@
 //! cargo run --release --example soak -- [FIRST_SEED] [COUNT] [OUT_DIR]
 //! (defaults: 0, 20000, target/soak). Lanes and subgroups vary with the seed.
 
+use clap::Parser;
+use std::path::PathBuf;
 use std::time::Instant;
 use tangle::gen::{generate, GenConfig};
 use tangle::query::crosscheck::crosscheck;
 
+/// Soak test: the explorer and Z3 on many random programs (2-4 lanes, 1-2 subgroups, varied by
+/// seed); every disagreement is written out as a `.litmus` file. Exits 1 if any program
+/// disagreed or was invalid.
+#[derive(Parser, Debug)]
+#[command(
+    name = "soak",
+    after_help = "Environment: SOAK_TRACE=DIR writes every program to DIR before running it \
+                  (to find the one that hangs or crashes)."
+)]
+struct Args {
+    /// The first generator seed
+    #[arg(value_name = "FIRST_SEED", default_value_t = 0)]
+    first: u64,
+    /// How many programs (seeds FIRST_SEED, FIRST_SEED + 1, ...)
+    #[arg(value_name = "COUNT", default_value_t = 20_000)]
+    count: u64,
+    /// Where the disagreeing programs go (created if missing)
+    #[arg(value_name = "OUT_DIR", default_value = "target/soak")]
+    out: PathBuf,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let first: u64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let count: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20_000);
-    let out = std::path::PathBuf::from(args.get(2).map_or("target/soak", |s| s.as_str()));
+    let Args { first, count, out } = Args::parse();
     std::fs::create_dir_all(&out).expect("output directory");
     let start = Instant::now();
     let (mut compared, mut skipped, mut bad) = (0, 0, 0);

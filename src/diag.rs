@@ -11,6 +11,9 @@ use codespan_reporting::term::{self, termcolor};
 use std::fmt;
 use std::ops::Range;
 
+/// Longest source line shown whole under its error (longer ones are shown as an excerpt).
+const MAX_SHOWN: usize = 400;
+
 /// A byte range in a source file, with the 1-based line and column of its start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Span {
@@ -107,12 +110,19 @@ impl Diagnostic {
             .source_line
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
-            .take(160)
             .collect();
-        let notes: Vec<String> = self.help.iter().map(|h| format!("help: {h}")).collect();
-        if self.line == 0 || shown.is_empty() {
-            // No text to point into: the location leads the message (`FILE: ...`, or
-            // `FILE:LINE:COL: ...`).
+        let mut notes: Vec<String> = self.help.iter().map(|h| format!("help: {h}")).collect();
+        let long = shown.chars().count() > MAX_SHOWN;
+        if self.line == 0 || shown.is_empty() || long {
+            // No text to point into, or a line too long to show whole: the location leads the
+            // message (`FILE: ...`, `FILE:LINE:COL: ...`), and a long line is shown as an
+            // excerpt around the column.
+            if long {
+                let col = (self.col as usize).saturating_sub(1);
+                let from = col.saturating_sub(40);
+                let excerpt: String = shown.chars().skip(from).take(80).collect();
+                notes.insert(0, format!("…{excerpt}…\n{}^", " ".repeat(col - from + 1)));
+            }
             let report = Report::error()
                 .with_message(format!("{}: {}", self.location(), self.message))
                 .with_notes(notes);

@@ -331,10 +331,8 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
             }
         }
     }
-    if reports
-        .iter()
-        .any(|r| r.incomplete.is_some() || r.condition_thin_air.is_none())
-    {
+    // A list cut at --limit is not an unknown answer; an undecided condition is.
+    if reports.iter().any(|r| r.condition_thin_air.is_none()) {
         status = status.and(Status::Unknown);
     }
     status
