@@ -171,7 +171,11 @@ fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
     bar.finish_and_clear();
     let names: Vec<(String, String)> = models
         .iter()
-        .map(|m| (m.name.clone(), m.description.clone()))
+        // The description's title ("Collective Memory: ...") labels the node.
+        .map(|m| {
+            let title = m.description.split(':').next().unwrap_or("").trim();
+            (m.name.clone(), title.to_string())
+        })
         .collect();
     match args.format {
         Format::Dot => out::print(&dot::lattice(&names, &pairs)),
