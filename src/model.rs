@@ -48,6 +48,7 @@ impl Model {
                 line,
                 col,
                 message: e.message().to_string(),
+                source_line: nth_line(text, line),
             }
         })?;
         Model::from_file(file, origin).map_err(|e| match e {
@@ -58,6 +59,7 @@ impl Model {
                     line,
                     col,
                     message,
+                    source_line: nth_line(text, line),
                 }
             }
             other => other,
@@ -246,6 +248,42 @@ fn locate_key(text: &str, message: &str) -> (u32, u32) {
     (1, 1)
 }
 
+fn nth_line(text: &str, line: u32) -> String {
+    text.lines()
+        .nth(line.saturating_sub(1) as usize)
+        .unwrap_or("")
+        .to_string()
+}
+
+impl ModelError {
+    /// The error as a located diagnostic (a caret under the offending key of a model file).
+    pub fn diagnostic(&self) -> crate::diag::Diagnostic {
+        use crate::diag::Diagnostic;
+        match self {
+            ModelError::Syntax {
+                origin,
+                line,
+                col,
+                message,
+                source_line,
+            } => {
+                let mut d = Diagnostic::bare(
+                    origin,
+                    *line,
+                    *col,
+                    format!("invalid model file: {message}"),
+                );
+                d.source_line = source_line.clone();
+                d
+            }
+            ModelError::Invalid { origin, message } => {
+                Diagnostic::bare(origin, 0, 0, format!("invalid model: {message}"))
+            }
+            ModelError::Unknown(message) => Diagnostic::bare("command line", 0, 0, message.clone()),
+        }
+    }
+}
+
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u32 + 1;
@@ -261,6 +299,8 @@ pub enum ModelError {
         line: u32,
         col: u32,
         message: String,
+        /// The line it is on, for the caret display.
+        source_line: String,
     },
     #[error("{origin}: invalid model: {message}")]
     Invalid { origin: String, message: String },

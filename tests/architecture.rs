@@ -146,14 +146,24 @@ fn architecture_md_names_only_files_that_exist() {
     let mut missing = Vec::new();
     for quoted in text.split('`').skip(1).step_by(2) {
         let path = quoted.trim_end_matches('/');
-        let looks_like_path = ["src/", "tests/", "benches/", "examples/", "docs/", "litmus/"]
-            .iter()
-            .any(|p| path.starts_with(p))
+        let looks_like_path = [
+            "src/",
+            "tests/",
+            "benches/",
+            "examples/",
+            "docs/",
+            "litmus/",
+        ]
+        .iter()
+        .any(|p| path.starts_with(p))
             && !path.contains('*')
             && !path.contains(' ');
         if looks_like_path && !root.join(path).exists() {
             missing.push(path.to_string());
         }
     }
-    assert!(missing.is_empty(), "ARCHITECTURE.md names missing paths: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names missing paths: {missing:?}"
+    );
 }

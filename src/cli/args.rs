@@ -416,7 +416,8 @@ pub struct EquivArgs {
     pub table: bool,
     #[command(flatten)]
     pub unroll: UnrollArg,
-    /// Per solver call timeout in milliseconds (then the answer may be unknown).
+    /// Time budget per pair of programs in milliseconds (encoding and solving both; when it
+    /// runs out the answer is unknown).
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u32>,
     /// Most outcomes to enumerate per program and model (then the answer may be unknown).
@@ -448,7 +449,8 @@ pub struct MinimizeArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub unroll: UnrollArg,
-    /// Per solver call timeout in milliseconds (a candidate whose answer is unknown is not kept).
+    /// Time budget per candidate's analysis in milliseconds (a candidate whose answer is
+    /// unknown is not kept).
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u32>,
     /// text: the minimized test; json: an object with the sizes before and after, the

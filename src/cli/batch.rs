@@ -70,7 +70,7 @@ fn load_tests(
 pub fn run(kind: Kind, c: &Common) -> Status {
     let models = match Model::select(&c.models, &c.model_files) {
         Ok(m) => m,
-        Err(e) => return out::error(e),
+        Err(e) => return out::model_error(&e),
     };
     if c.format == Format::Dot && kind == Kind::Compare {
         return out::error("--format dot draws witnesses: use it with check or outcomes");
@@ -276,7 +276,7 @@ fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
 
 /// `thin-air`.
 pub fn thin_air(a: &ThinAirArgs) -> Status {
-    let resolve = |n: &str| Model::resolve(n).map_err(out::error);
+    let resolve = |n: &str| Model::resolve(n).map_err(|e| out::model_error(&e));
     let (sym, wf, spec) = match (
         resolve(&a.symbolic),
         resolve(&a.well_founded),

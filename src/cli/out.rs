@@ -52,12 +52,6 @@ pub fn print(text: &str) {
     }
 }
 
-/// `print` with a newline.
-pub fn println(text: &str) {
-    print(text);
-    print("\n");
-}
-
 /// A line on standard error (errors writing it are ignored: there is nowhere left to say so).
 pub fn note(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
@@ -73,6 +67,14 @@ pub fn error(message: impl std::fmt::Display) -> Status {
 pub fn diagnostics(d: &Diagnostics) -> Status {
     note(&d.render(colour()));
     Status::Error
+}
+
+/// A model that cannot be used: located (with a caret) when it is a model file's error.
+pub fn model_error(e: &tangle::model::ModelError) -> Status {
+    match e {
+        tangle::model::ModelError::Syntax { .. } => diagnostics(&e.diagnostic().into()),
+        _ => error(e),
+    }
 }
 
 /// Does standard error go to a terminal (colour, progress bars)?

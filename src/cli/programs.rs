@@ -12,7 +12,7 @@ use tangle::report;
 pub fn equiv(a: &EquivArgs) -> Status {
     let models = match Model::select(&a.models, &a.model_files) {
         Ok(m) => m,
-        Err(e) => return out::error(e),
+        Err(e) => return out::model_error(&e),
     };
     if a.format == Format::Dot {
         return out::error(

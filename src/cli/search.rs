@@ -26,8 +26,8 @@ fn progress_spinner() -> (indicatif::ProgressBar, impl FnMut(&Progress)) {
 }
 
 fn resolve_two(a: &str, b: &str) -> Result<(Model, Model), Status> {
-    let a = Model::resolve(a).map_err(out::error)?;
-    let b = Model::resolve(b).map_err(out::error)?;
+    let a = Model::resolve(a).map_err(|e| out::model_error(&e))?;
+    let b = Model::resolve(b).map_err(|e| out::model_error(&e))?;
     Ok((a, b))
 }
 
@@ -107,67 +107,19 @@ fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
         match Model::resolve(m) {
             Ok(m) if !models.iter().any(|x| x.name.eq_ignore_ascii_case(&m.name)) => models.push(m),
             Ok(m) => return out::error(format!("model `{}` is already in the lattice", m.name)),
-            Err(e) => return out::error(e),
+            Err(e) => return out::model_error(&e),
         }
     }
-    let n = models.len();
-    let bar = out::progress((n * (n - 1)) as u64, "lattice");
-    let mut pairs = Vec::new();
-    let mut rows = Vec::new();
-    let mut status = Status::Ok;
-    for a in &models {
-        for b in &models {
-            if a.name == b.name {
-                continue;
-            }
-            bar.set_message(format!("{} ⊆ {}?", a.name, b.name));
-            let proof = include_proof::unbounded(a, b);
-            let verdict = if proof.all_proven {
-                dot::InclusionVerdict::Proven
-            } else {
-                match include::bounded(a, b, opts, &mut |_| {}) {
-                    Ok(r) => match &r.counterexample {
-                        Some(w) => dot::InclusionVerdict::Refuted {
-                            threads: w.threads,
-                            size: w.size,
-                        },
-                        None if r.holds => dot::InclusionVerdict::Open(format!(
-                            "no counterexample up to {} lanes, {} instr.",
-                            r.max_threads, r.max_size
-                        )),
-                        None => {
-                            status = status.and(Status::Unknown);
-                            dot::InclusionVerdict::Open("undecided".into())
-                        }
-                    },
-                    Err(e) => return out::error(e),
-                }
-            };
-            rows.push(serde_json::json!({
-                "a": a.name, "b": b.name,
-                "verdict": match &verdict {
-                    dot::InclusionVerdict::Proven => "proven".to_string(),
-                    dot::InclusionVerdict::Refuted { .. } => "refuted".to_string(),
-                    dot::InclusionVerdict::Open(_) => "open".to_string(),
-                },
-                "counterexample": match &verdict {
-                    dot::InclusionVerdict::Refuted { threads, size } =>
-                        serde_json::json!({"threads": threads, "size": size}),
-                    _ => serde_json::Value::Null,
-                },
-                "note": match &verdict {
-                    dot::InclusionVerdict::Open(why) => why.clone(),
-                    _ => String::new(),
-                },
-            }));
-            pairs.push(dot::Inclusion {
-                a: a.name.clone(),
-                b: b.name.clone(),
-                verdict,
-            });
-            bar.inc(1);
-        }
-    }
+    let n = models.len() as u64;
+    let bar = out::progress(n * n.saturating_sub(1), "lattice");
+    let shown = bar.clone();
+    let pairs = match include::lattice(&models, opts, &mut |pair| {
+        shown.set_message(pair.to_string());
+        shown.inc(1);
+    }) {
+        Ok(p) => p,
+        Err(e) => return out::error(e),
+    };
     bar.finish_and_clear();
     let names: Vec<(String, String)> = models
         .iter()
@@ -181,22 +133,23 @@ fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
         Format::Dot => out::print(&dot::lattice(&names, &pairs)),
         Format::Json => out::print(&report::json::document(
             "include --lattice",
-            serde_json::json!({ "pairs": rows }),
+            serde_json::json!({ "pairs": pairs }),
         )),
-        Format::Text => {
-            for p in &pairs {
-                let v = match &p.verdict {
-                    dot::InclusionVerdict::Proven => "proven (any size)".to_string(),
-                    dot::InclusionVerdict::Refuted { threads, size } => {
-                        format!("refuted ({threads} lanes, {size} instr.)")
-                    }
-                    dot::InclusionVerdict::Open(why) => format!("open: {why}"),
-                };
-                out::println(&format!("{:<6} ⊆ {:<6} {v}", p.a, p.b));
-            }
-        }
+        Format::Text => out::print(&report::search::lattice(&pairs)),
     }
-    status
+    if pairs.iter().any(|p| {
+        matches!(
+            p.verdict,
+            include::InclusionVerdict::Open {
+                undecided: true,
+                ..
+            }
+        )
+    }) {
+        Status::Unknown
+    } else {
+        Status::Ok
+    }
 }
 
 /// `distinguish A B`.

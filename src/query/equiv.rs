@@ -186,8 +186,8 @@ pub enum EquivError {
 }
 
 /// Are P and Q equivalent (or, with `refines`, is every outcome of P an outcome of Q) under
-/// each of `models`? Always answered by the Z3 engine; `opts` gives the loop bound, the
-/// solver timeout and the enumeration limit.
+/// each of `models`? Always answered by the Z3 engine; `opts` gives the loop bound, the time
+/// budget of the pair (encoding and solving both programs) and the enumeration limit.
 pub fn equiv(
     p: &ast::Test,
     q: &ast::Test,
@@ -211,8 +211,17 @@ pub fn equiv(
         max_outcomes: opts.max_outcomes,
         ..SmtOptions::default()
     };
+    // One time budget for the pair: Q's encoding gets what P's left.
+    let start = std::time::Instant::now();
     let pe = Encoding::new(&pp, models, &so)?;
-    let qe = Encoding::new(&qp, models, &so)?;
+    let so_q = SmtOptions {
+        timeout_ms: opts.timeout_ms.map(|ms| {
+            let spent = start.elapsed().as_millis().min(u32::MAX as u128) as u32;
+            ms.saturating_sub(spent).max(1)
+        }),
+        ..so.clone()
+    };
+    let qe = Encoding::new(&qp, models, &so_q)?;
     let question = if refines {
         Question::Refines
     } else {

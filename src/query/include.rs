@@ -569,3 +569,69 @@ mod tests {
         );
     }
 }
+
+/// One ordered pair of models of a lattice: what is known of "A ⊆ B".
+#[derive(Clone, Debug, Serialize)]
+pub struct Inclusion {
+    pub a: String,
+    pub b: String,
+    pub verdict: InclusionVerdict,
+}
+
+/// What is known of "A ⊆ B".
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum InclusionVerdict {
+    /// Per-rule proof, for programs of any size.
+    Proven,
+    /// A counterexample of this many lanes and instructions.
+    Refuted { threads: u32, size: usize },
+    /// Neither, with why (no counterexample within the bound, or an undecided search).
+    Open { why: String, undecided: bool },
+}
+
+/// Every ordered pair of `models`: the per-rule proof, else the bounded search for a
+/// counterexample. `progress` hears which pair is being decided.
+pub fn lattice(
+    models: &[Model],
+    opts: &SearchOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Inclusion>, SearchError> {
+    let mut pairs = Vec::new();
+    for a in models {
+        for b in models {
+            if a.name == b.name {
+                continue;
+            }
+            progress(&format!("{} ⊆ {}?", a.name, b.name));
+            let verdict = if super::include_proof::unbounded(a, b).all_proven {
+                InclusionVerdict::Proven
+            } else {
+                let r = bounded(a, b, opts, &mut |_| {})?;
+                match (&r.counterexample, &r.stop) {
+                    (Some(w), _) => InclusionVerdict::Refuted {
+                        threads: w.threads,
+                        size: w.size,
+                    },
+                    (None, Stop::Exhausted) => InclusionVerdict::Open {
+                        why: format!(
+                            "no counterexample up to {} lanes, {} instr.",
+                            r.max_threads, r.max_size
+                        ),
+                        undecided: false,
+                    },
+                    (None, stop) => InclusionVerdict::Open {
+                        why: format!("undecided ({stop:?})"),
+                        undecided: true,
+                    },
+                }
+            };
+            pairs.push(Inclusion {
+                a: a.name.clone(),
+                b: b.name.clone(),
+                verdict,
+            });
+        }
+    }
+    Ok(pairs)
+}

@@ -6,6 +6,7 @@
 //! accesses. The lattice picture shows which inclusions between models are proven and which
 //! are refuted by a counterexample.
 
+use crate::query::include::{Inclusion, InclusionVerdict};
 use crate::query::{Analysis, TraceStep};
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -172,23 +173,6 @@ pub fn analysis(a: &Analysis) -> Option<String> {
     ))
 }
 
-/// One ordered pair of models in the lattice picture.
-pub struct Inclusion {
-    pub a: String,
-    pub b: String,
-    pub verdict: InclusionVerdict,
-}
-
-/// What is known of "A ⊆ B".
-pub enum InclusionVerdict {
-    /// Per-rule proof, for programs of any size.
-    Proven,
-    /// A counterexample of this many lanes and instructions.
-    Refuted { threads: u32, size: usize },
-    /// Neither, with why.
-    Open(String),
-}
-
 /// The model lattice: proven inclusions as a Hasse diagram (edges implied by two others are
 /// left out), each labelled with the smallest program showing it strict when one was found;
 /// pairs where neither inclusion is proven are drawn dashed with their counterexamples.
@@ -220,7 +204,7 @@ pub fn lattice(models: &[(String, String)], pairs: &[Inclusion]) -> String {
         Some(InclusionVerdict::Refuted { threads, size }) => {
             format!("{a} ⊄ {b} ({threads} lanes, {size} instr.)")
         }
-        Some(InclusionVerdict::Open(why)) => format!("{a} ⊆ {b}? {why}"),
+        Some(InclusionVerdict::Open { why, .. }) => format!("{a} ⊆ {b}? {why}"),
         _ => format!("{a} ⊆ {b}? not checked"),
     };
     let names: Vec<&str> = models.iter().map(|(m, _)| m.as_str()).collect();

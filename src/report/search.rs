@@ -108,3 +108,20 @@ pub fn bounded(r: &Bounded) -> String {
     }
     s
 }
+
+/// `include --lattice` as text: one line per ordered pair.
+pub fn lattice(pairs: &[crate::query::include::Inclusion]) -> String {
+    use crate::query::include::InclusionVerdict;
+    let mut s = String::new();
+    for p in pairs {
+        let v = match &p.verdict {
+            InclusionVerdict::Proven => "proven (any size)".to_string(),
+            InclusionVerdict::Refuted { threads, size } => {
+                format!("refuted ({threads} lanes, {size} instr.)")
+            }
+            InclusionVerdict::Open { why, .. } => format!("open: {why}"),
+        };
+        let _ = writeln!(s, "{} ⊆ {}  {v}", p.a, p.b);
+    }
+    s
+}
