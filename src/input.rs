@@ -44,7 +44,7 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
-            .take(max_bytes + 1)
+            .take(max_bytes.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| fail(format!("cannot read standard input: {e}")))?;
         if bytes.len() as u64 > max_bytes {
@@ -69,7 +69,7 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
+        .and_then(|f| f.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(|e| fail(format!("cannot read the file: {e}")))?;
     if bytes.len() as u64 > max_bytes {
         // It grew while being read.
@@ -101,7 +101,8 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
             )),
             Ok(m) if m.is_dir() => {
                 let mut found = Vec::new();
-                walk(p, 0, &mut found, &mut errors);
+                let mut seen = std::collections::HashSet::new();
+                walk(p, 0, &mut found, &mut seen, &mut errors);
                 found.sort();
                 if found.is_empty() {
                     errors.push(Diagnostic::bare(
@@ -119,8 +120,21 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
     (files, errors)
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagnostic>) {
+/// Adds the `.litmus` files under `dir`; a directory reached twice (through a symbolic link)
+/// is walked once.
+fn walk(
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    errors: &mut Vec<Diagnostic>,
+) {
     let here = dir.display().to_string();
+    if let Ok(canonical) = std::fs::canonicalize(dir) {
+        if !seen.insert(canonical) {
+            return;
+        }
+    }
     if depth > MAX_WALK_DEPTH {
         errors.push(Diagnostic::bare(
             &here,
@@ -158,7 +172,7 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, errors: &mut Vec<Diagn
             }
         };
         if p.is_dir() {
-            walk(&p, depth + 1, out, errors);
+            walk(&p, depth + 1, out, seen, errors);
         } else if p.extension().is_some_and(|x| x == "litmus") {
             out.push(p);
         }

@@ -32,18 +32,36 @@ fn code(path: &Path) -> String {
         .join("\n")
 }
 
-/// Identifiers following `prefix` in `text` (`crate::eval` -> `eval`).
+/// Identifiers following `prefix` in `text` (`crate::eval` -> `eval`), including each
+/// member of a group (`super::{include, cegis}` -> `include`, `cegis`).
 fn names_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
-    text.match_indices(prefix)
-        .map(|(i, _)| {
-            let rest = &text[i + prefix.len()..];
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            &rest[..end]
-        })
-        .filter(|n| !n.is_empty())
-        .collect()
+    let ident = |rest: &'a str| {
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        &rest[..end]
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices(prefix) {
+        let rest = &text[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(group.split(',').map(|m| ident(m.trim_start())));
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+#[test]
+fn grouped_imports_count_as_dependencies() {
+    let names = names_after(
+        "use super::{include, cegis::Cegis}; use crate::eval;",
+        "super::",
+    );
+    assert_eq!(names, ["include", "cegis"]);
 }
 
 /// Strongly connected components with more than one member: the cycles.

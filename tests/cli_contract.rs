@@ -479,3 +479,111 @@ fn minimize_json_is_an_envelope() {
     assert_eq!(v["command"], "minimize");
     assert!(v["litmus"].as_str().unwrap().contains("kernel"));
 }
+
+// ---- pictures and searches -----------------------------------------------------------------
+
+#[test]
+fn the_committed_lattice_picture_is_what_include_lattice_draws() {
+    let (code, out, err) = run(&[
+        "include",
+        "--lattice",
+        "--threads",
+        "3",
+        "--size",
+        "4",
+        "--format",
+        "dot",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let committed = std::fs::read_to_string(Path::new(ROOT).join("docs/lattice.dot")).unwrap();
+    assert_eq!(
+        out, committed,
+        "regenerate docs/lattice.dot (README, docs/inclusion.md)"
+    );
+    assert!(out.contains("SM ⊄ CM (3 lanes, 3 instr.)"), "{out}");
+    assert!(out.contains("incomparable"), "{out}");
+}
+
+#[test]
+fn lattice_json_lists_every_ordered_pair() {
+    let (code, out, err) = run(&[
+        "include",
+        "--lattice",
+        "--threads",
+        "2",
+        "--size",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let pairs = v["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 42);
+    let get = |a: &str, b: &str| {
+        pairs
+            .iter()
+            .find(|p| p["a"] == a && p["b"] == b)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(get("CM", "Symb")["verdict"], "proven");
+    assert_eq!(get("SCF", "SM")["verdict"], "refuted");
+    assert_eq!(get("SCF", "SM")["threads"], 2);
+    // 3 lanes are needed to refute SM ⊆ CM: at 2 lanes it stays open, not refuted.
+    assert_eq!(get("SM", "CM")["verdict"], "open");
+}
+
+#[test]
+fn huge_limits_are_refused_or_honoured_without_panicking() {
+    let (code, _, err) = run(&["distinguish", "CM", "SM", "--time-limit", "1e30"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("too large"), "{err}");
+    let (code, _, err) = run(&[
+        "check",
+        SSO_WW,
+        "-m",
+        "CM",
+        "--max-file-size",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn an_equiv_time_budget_that_runs_out_is_unknown_exit_3() {
+    let p = "litmus/transforms/";
+    let dir = Path::new(ROOT).join(p);
+    let before = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|f| f.to_string_lossy().ends_with(".before.litmus"))
+        .unwrap();
+    let after = before.to_string_lossy().replace(".before.", ".after.");
+    let (code, out, err) = run(&["equiv", before.to_str().unwrap(), &after, "--timeout", "1"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(!err.contains("error"), "{err}");
+}
+
+#[test]
+fn bless_keeps_a_condition_and_comments_sharing_the_expect_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "m.litmus",
+        "test m\r\nthreads 2\r\nglobal x\r\nkernel { x = lane; r = x; }\r\nexists (0:r != 1:r) expect CM allow,\r\n  SCF forbid // keep me\r\n",
+    );
+    tangle()
+        .args(["check", &f, "-m", "CM", "-m", "SCF", "--bless"])
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(
+        text.contains("exists (0:r != 1:r) expect CM forbid, SCF allow // keep me\r\n"),
+        "{text:?}"
+    );
+    tangle()
+        .args(["check", &f, "-m", "CM", "-m", "SCF"])
+        .assert()
+        .code(0);
+}

@@ -128,7 +128,8 @@ pub struct Common {
     #[arg(long, value_name = "CSV")]
     pub expected: Option<PathBuf>,
     /// Rewrite the expectations from this run's verdicts: the --expected table, or else each
-    /// test file's `expect` line. Unknown verdicts are not written.
+    /// test file's `expect` line. An unknown verdict never replaces a decided one (a table
+    /// gets an `unknown` row only for a test and model it did not list).
     #[arg(long)]
     pub bless: bool,
     /// SMT: encode timestamps as bit-vectors of this width instead of integers (measurement).
@@ -312,7 +313,10 @@ impl GrammarArgs {
         }
         let time_limit = match self.time_limit {
             None => None,
-            Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+            Some(s) if s.is_finite() && s > 0.0 => Some(
+                std::time::Duration::try_from_secs_f64(s)
+                    .map_err(|_| format!("--time-limit {s} is too large"))?,
+            ),
             Some(s) => return Err(format!("--time-limit must be a positive number, not {s}")),
         };
         Ok(SearchOptions {
@@ -454,7 +458,7 @@ pub struct MinimizeArgs {
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u32>,
     /// text: the minimized test; json: an object with the sizes before and after, the
-    /// reductions kept and the minimized test as `text` (with -o, the file is written too).
+    /// reductions kept and the minimized test as `litmus` (with -o, the file is written too).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     #[command(flatten)]

@@ -79,6 +79,11 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         Ok(l) => l,
         Err(e) => return out::error(e),
     };
+    if c.expected.as_deref().is_some_and(tangle::input::is_stdin) {
+        return out::error(
+            "--expected needs a file: `-` (standard input) cannot be blessed or read twice",
+        );
+    }
     let table = match &c.expected {
         Some(p) if c.bless && !p.exists() => Some(Table::default()),
         Some(p) => match Table::read(p, c.input.max_file_size) {
@@ -108,13 +113,13 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         bar.set_message(t.name.clone());
         if table.is_none() {
             for w in unknown_expect_models(t, &models) {
-                out::note(&w);
+                bar.suspend(|| out::note(&w));
             }
         }
         let prog = match query::compile(t, opts.unroll) {
             Ok(p) => p,
             Err(e) => {
-                status = status.and(out::diagnostics(&e.diagnostic(t).into()));
+                status = status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())));
                 bar.inc(1);
                 continue;
             }
@@ -128,6 +133,38 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         expected::apply(tb, &mut analyses);
         expected::differences(tb, &analyses)
     });
+    // Judge the run.
+    let mismatch = match &differences {
+        Some(d) => !d.is_empty(),
+        None => analyses
+            .iter()
+            .any(|a| a.matches_expectation() == Some(false)),
+    };
+    if mismatch {
+        status = status.and(Status::Mismatch);
+    }
+    if analyses
+        .iter()
+        .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
+    {
+        status = status.and(Status::Unknown);
+    }
+    if c.bless {
+        if let Err(s) = bless(c, table.as_ref(), &tests, &analyses) {
+            status = status.and(s);
+        }
+        // The expectations now say what this run found.
+        status = if status == Status::Error {
+            Status::Error
+        } else if analyses
+            .iter()
+            .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
+        {
+            Status::Unknown
+        } else {
+            Status::Ok
+        };
+    }
     let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
     match c.format {
         Format::Json => {
@@ -153,38 +190,6 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         if c.format == Format::Text || !d.is_empty() {
             out::note(&report::text::differences(d, &p.display().to_string()));
         }
-    }
-    // Judge the run.
-    let mismatch = match &differences {
-        Some(d) => !d.is_empty(),
-        None => analyses
-            .iter()
-            .any(|a| a.matches_expectation() == Some(false)),
-    };
-    if mismatch {
-        status = status.and(Status::Mismatch);
-    }
-    if analyses
-        .iter()
-        .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
-    {
-        status = status.and(Status::Unknown);
-    }
-    if c.bless {
-        if let Err(s) = bless(c, table.as_ref(), &tests, &analyses) {
-            return status.and(s);
-        }
-        // The expectations now say what this run found.
-        status = if status == Status::Error {
-            Status::Error
-        } else if analyses
-            .iter()
-            .any(|a| matches!(a.verdict, Verdict::Unknown(_)))
-        {
-            Status::Unknown
-        } else {
-            Status::Ok
-        };
     }
     status
 }
@@ -312,10 +317,12 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
         match query::thin_air::thin_air(t, &models, &opts, a.limit) {
             Ok(r) => reports.push(r),
             Err(query::QueryError::Exhausted(e)) => {
-                out::note(&format!("{}: unknown: {e}", t.file));
+                bar.suspend(|| out::note(&format!("{}: unknown: {e}", t.file)));
                 status = status.and(Status::Unknown);
             }
-            Err(e) => status = status.and(out::diagnostics(&e.diagnostic(t).into())),
+            Err(e) => {
+                status = status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())))
+            }
         }
         bar.inc(1);
     }
@@ -323,7 +330,9 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
     match a.format {
         Format::Json => out::print(&report::json::document(
             "thin-air",
-            serde_json::json!({ "results": reports }),
+            serde_json::json!({
+                "results": reports.iter().map(report::json::thin_air).collect::<Vec<_>>()
+            }),
         )),
         _ => {
             for r in &reports {

@@ -46,6 +46,7 @@ pub fn equiv(a: &EquivArgs) -> Status {
     };
     let bar = out::progress(pairs.len() as u64, "equiv");
     let mut reports = Vec::new();
+    let mut unknown = false;
     for (name, p, q) in &pairs {
         bar.set_message(name.clone());
         let (pt, qt) = match (load(p), load(q)) {
@@ -54,6 +55,18 @@ pub fn equiv(a: &EquivArgs) -> Status {
         };
         match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
             Ok(r) => reports.push((name.clone(), r)),
+            // The budget ran out: this pair's answer is unknown; the others still count.
+            Err(eq::EquivError::Exhausted(e)) => {
+                out::note(&format!(
+                    "{}: unknown: {e}",
+                    if name.is_empty() { "equiv" } else { name }
+                ));
+                unknown = true;
+            }
+            Err(eq::EquivError::Compile { which, err }) => {
+                let t = if which == pt.file { &pt } else { &qt };
+                return out::diagnostics(&err.diagnostic(t).into());
+            }
             Err(e) => return out::error(e),
         }
         bar.inc(1);
@@ -64,23 +77,31 @@ pub fn equiv(a: &EquivArgs) -> Status {
         (Format::Json, true) => {
             let rows: Vec<serde_json::Value> = reports
                 .iter()
-                .map(|(n, r)| serde_json::json!({ "name": n, "report": r }))
+                .map(|(n, r)| serde_json::json!({ "name": n, "report": report::json::equiv(r) }))
                 .collect();
             out::print(&report::json::document(
                 "equiv --table",
                 serde_json::json!({ "pairs": rows }),
             ));
         }
-        (Format::Json, false) => out::print(&report::json::document("equiv", &reports[0].1)),
+        (Format::Json, false) => {
+            if let Some((_, r)) = reports.first() {
+                out::print(&report::json::document("equiv", report::json::equiv(r)))
+            }
+        }
         (_, true) => {
             out::print(&report::equiv::render_markdown_table(&reports, &names));
             out::print("\n");
             out::print(&report::equiv::render_markdown_details(&reports));
         }
-        (_, false) => out::print(&report::equiv::render_text(&reports[0].1, true, a.outcomes)),
+        (_, false) => {
+            if let Some((_, r)) = reports.first() {
+                out::print(&report::equiv::render_text(r, true, a.outcomes))
+            }
+        }
     }
     let answers = reports.iter().map(|(_, r)| r.overall());
-    if answers.clone().any(|h| matches!(h, Holds::Unknown(_))) {
+    if unknown || answers.clone().any(|h| matches!(h, Holds::Unknown(_))) {
         Status::Unknown
     } else if a.table || answers.into_iter().all(|h| h == Holds::Yes) {
         Status::Ok

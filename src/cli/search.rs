@@ -71,6 +71,15 @@ pub fn include(args: &IncludeArgs) -> Status {
     } else {
         None
     };
+    // Files first: a reader that stops reading must not cost the user the file.
+    if let (Some(p), Some(w)) = (
+        &args.output,
+        bounded.as_ref().and_then(|r| r.counterexample.as_ref()),
+    ) {
+        if let Err(s) = out::write_file(p, &w.litmus) {
+            return s;
+        }
+    }
     match args.format {
         Format::Json => out::print(&report::json::document(
             "include",
@@ -84,14 +93,7 @@ pub fn include(args: &IncludeArgs) -> Status {
     }
     match &bounded {
         Some(r) => match &r.counterexample {
-            Some(w) => {
-                if let Some(p) = &args.output {
-                    if let Err(s) = out::write_file(p, &w.litmus) {
-                        return s;
-                    }
-                }
-                Status::Mismatch
-            }
+            Some(_) => Status::Mismatch,
             None if r.holds => Status::Ok,
             None => Status::Unknown,
         },
@@ -172,6 +174,15 @@ pub fn distinguish(args: &DistinguishArgs) -> Status {
         Ok(r) => r,
         Err(e) => return out::error(e),
     };
+    let status = match &r.witness {
+        Some(w) => match &args.output {
+            Some(p) => out::write_file(p, &w.litmus).err().unwrap_or(Status::Ok),
+            None => Status::Ok,
+        },
+        None if r.timed_out => Status::Unknown,
+        None if r.layers.iter().any(|l| l.unknown > 0) => Status::Unknown,
+        None => Status::Mismatch,
+    };
     if args.format == Format::Json {
         out::print(&report::json::document("distinguish", &r));
     } else {
@@ -196,15 +207,7 @@ pub fn distinguish(args: &DistinguishArgs) -> Status {
             )),
         }
     }
-    match &r.witness {
-        Some(w) => match &args.output {
-            Some(p) => out::write_file(p, &w.litmus).err().unwrap_or(Status::Ok),
-            None => Status::Ok,
-        },
-        None if r.timed_out => Status::Unknown,
-        None if r.layers.iter().any(|l| l.unknown > 0) => Status::Unknown,
-        None => Status::Mismatch,
-    }
+    status
 }
 
 /// `minimize FILE --allowed-by B --forbidden-by A`.

@@ -27,6 +27,7 @@ pub struct Distinction {
     /// The time limit cut the search before it found a program or searched every layer.
     pub timed_out: bool,
     /// Why the search ended (found, exhausted, undecided programs, time limit).
+    #[serde(flatten)]
     pub stop: Stop,
     pub seconds: f64,
 }

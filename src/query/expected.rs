@@ -246,24 +246,29 @@ pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let expect_lines: Vec<u32> = test.expect.iter().map(|e| e.span.line).collect();
-    let mut out = Vec::new();
-    let mut placed = false;
-    for (i, l) in test.source.lines().enumerate() {
-        if expect_lines.contains(&(i as u32 + 1)) {
-            if !placed {
-                out.push(line.clone());
-                placed = true;
-            }
-            continue;
+    // Replace the bytes from the first `expect` keyword to the end of the last entry, so a
+    // condition or comment sharing those lines, line breaks inside the list and the file's
+    // line endings all stay as they were.
+    let src = &test.source;
+    let range = test
+        .expect
+        .iter()
+        .map(|e| e.span)
+        .min_by_key(|sp| sp.start)
+        .and_then(|first| {
+            let start = src.get(..first.start as usize)?.rfind("expect")?;
+            let end = test.expect.iter().map(|e| e.span.end as usize).max()?;
+            (end <= src.len() && start < end).then_some(start..end)
+        });
+    match range {
+        Some(r) => format!("{}{line}{}", &src[..r.start], &src[r.end..]),
+        None => {
+            let mut out = src.trim_end().to_string();
+            let nl = if src.contains("\r\n") { "\r\n" } else { "\n" };
+            out.push_str(nl);
+            out.push_str(&line);
+            out.push_str(nl);
+            out
         }
-        out.push(l.to_string());
     }
-    if !placed {
-        while out.last().is_some_and(|l| l.trim().is_empty()) {
-            out.pop();
-        }
-        out.push(line);
-    }
-    out.join("\n") + "\n"
 }

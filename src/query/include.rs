@@ -45,6 +45,7 @@ pub struct Bounded {
     /// The time limit cut the search (then `holds` is false).
     pub timed_out: bool,
     /// Why the search ended (found, exhausted, undecided programs, time limit).
+    #[serde(flatten)]
     pub stop: Stop,
     pub seconds: f64,
 }
@@ -575,6 +576,7 @@ mod tests {
 pub struct Inclusion {
     pub a: String,
     pub b: String,
+    #[serde(flatten)]
     pub verdict: InclusionVerdict,
 }
 
@@ -621,7 +623,7 @@ pub fn lattice(
                         undecided: false,
                     },
                     (None, stop) => InclusionVerdict::Open {
-                        why: format!("undecided ({stop:?})"),
+                        why: format!("undecided: {stop}"),
                         undecided: true,
                     },
                 }

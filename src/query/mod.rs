@@ -327,7 +327,7 @@ pub fn analyse_models(
                         budget: budget.clone(),
                     };
                     match explore::explore(prog, m, &eo) {
-                        Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex),
+                        Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex, opts),
                         Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
                     }
                     a.millis = duration_ms(start.elapsed());
@@ -475,7 +475,13 @@ fn duration_ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex: &Exploration) {
+fn fill_from_exploration(
+    a: &mut Analysis,
+    test: &ast::Test,
+    prog: &Program,
+    ex: &Exploration,
+    opts: &Options,
+) {
     a.states = ex.states;
     a.outcomes = ex
         .outcomes
@@ -541,6 +547,14 @@ fn fill_from_exploration(a: &mut Analysis, test: &ast::Test, prog: &Program, ex:
         None => Verdict::Unknown(why_incomplete.join("; ")),
     };
     a.condition_holds = condition_holds(a);
+    // The explorer finds every outcome on its way; a caller that asked only for the verdict
+    // (`check`) gets only the verdict, as from Z3.
+    if !opts.want_outcomes {
+        a.outcomes.clear();
+        a.outcomes_listed = false;
+        a.outcomes_complete = false;
+        a.outcomes_incomplete = None;
+    }
 }
 
 /// The memory comparisons `cell != value` of the condition (read through its disjunctions)

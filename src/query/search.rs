@@ -178,6 +178,19 @@ impl Stop {
     }
 }
 
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Found => f.write_str("a distinguishing program was found"),
+            Stop::Exhausted => f.write_str("every program up to the bound was decided"),
+            Stop::Undecided { unknown } => {
+                write!(f, "{unknown} programs could not be decided")
+            }
+            Stop::TimeLimit => f.write_str("the time limit cut the search"),
+        }
+    }
+}
+
 /// Seconds, rounded to the millisecond (reports).
 pub fn secs(d: Duration) -> f64 {
     (d.as_secs_f64() * 1000.0).round() / 1000.0
@@ -283,7 +296,7 @@ pub(crate) fn walk(
     let start = Instant::now();
     let mut walk = Walk {
         start,
-        deadline: opts.time_limit.map(|d| start + d),
+        deadline: opts.time_limit.and_then(|d| start.checked_add(d)),
         checked: 0,
         irrelevant: 0,
         rounds: (opts.method == SearchMethod::Cegis).then_some(0),

@@ -137,3 +137,59 @@ pub fn keyed(names: &[String], values: &[u32]) -> Map<String, Value> {
 pub fn analyses(list: &[Analysis]) -> Vec<AnalysisRecord<'_>> {
     list.iter().map(AnalysisRecord::of).collect()
 }
+
+/// Replaces each positional outcome (an array of numbers) under `fields` of `obj` with an
+/// object keyed by `names`.
+fn key_fields(obj: &mut Value, names: &[String], fields: &[&str]) {
+    for f in fields {
+        if let Some(v) = obj.get_mut(*f) {
+            *v = match v.take() {
+                // One outcome (`values`), or a list of them.
+                Value::Array(items) if *f == "values" => Value::Object(keyed_values(names, &items)),
+                Value::Array(items) => Value::Array(
+                    items
+                        .into_iter()
+                        .map(|o| match o {
+                            Value::Array(vals) => Value::Object(keyed_values(names, &vals)),
+                            other => other,
+                        })
+                        .collect(),
+                ),
+                other => other,
+            };
+        }
+    }
+}
+
+fn keyed_values(names: &[String], values: &[Value]) -> Map<String, Value> {
+    names.iter().cloned().zip(values.iter().cloned()).collect()
+}
+
+/// The wire form of an `equiv` report: outcome sets keyed by location.
+pub fn equiv(r: &crate::query::equiv::EquivReport) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Some(results) = v.get_mut("results").and_then(Value::as_array_mut) {
+        for x in results {
+            key_fields(
+                x,
+                &r.observables,
+                &["p_outcomes", "q_outcomes", "only_in_p", "only_in_q"],
+            );
+            if let Some(d) = x.get_mut("distinction") {
+                key_fields(d, &r.observables, &["values"]);
+            }
+        }
+    }
+    v
+}
+
+/// The wire form of a thin-air report: each outcome's values keyed by location.
+pub fn thin_air(r: &crate::query::thin_air::ThinAirReport) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Some(list) = v.get_mut("thin_air").and_then(Value::as_array_mut) {
+        for o in list {
+            key_fields(o, &r.observables, &["values"]);
+        }
+    }
+    v
+}

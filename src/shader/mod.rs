@@ -345,7 +345,12 @@ pub fn read_words(spec: &str) -> Result<Vec<u32>, String> {
         Some((p, ptr)) => (p, Some(ptr)),
         None => (spec, None),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+    let bytes = crate::input::read(
+        std::path::Path::new(path),
+        crate::input::DEFAULT_MAX_FILE_BYTES,
+    )
+    .map_err(|d| format!("{path}: {}", d.message))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{path}:{}:{}: {e}", e.line(), e.column()))?;
     let v = match pointer {

@@ -284,12 +284,12 @@ fn simple(s: &mut String, st: &Stmt) {
     match &st.kind {
         StmtKind::Assign { reg, value } => {
             if reg != DISCARD {
-                let _ = write!(s, "{reg} = ");
+                let _ = write!(s, "{} = ", reg_name(reg));
             }
             expr(s, value);
         }
         StmtKind::Load { reg, global, index } => {
-            let _ = write!(s, "{reg} = ");
+            let _ = write!(s, "{} = ", reg_name(reg));
             access(s, global, index.as_ref());
         }
         StmtKind::Store {
@@ -309,7 +309,7 @@ fn simple(s: &mut String, st: &Stmt) {
             args,
         } => {
             if let Some(r) = reg {
-                let _ = write!(s, "{r} = ");
+                let _ = write!(s, "{} = ", reg_name(r));
             }
             let _ = write!(s, "{}(", op.name());
             access(s, global, index.as_ref());
@@ -338,6 +338,16 @@ fn access(s: &mut String, global: &str, index: Option<&Expr>) {
 }
 
 /// C precedence of a binary operator, as in the parser (higher binds tighter).
+/// A register as litmus text. The shader front end's hidden registers (`$s1`,
+/// `$returned.f`) are not identifiers; they print as `tmp_s1`, `tmp_returned_f`, so that
+/// `tangle show` gives a file tangle can read back.
+fn reg_name(r: &str) -> std::borrow::Cow<'_, str> {
+    match r.strip_prefix('$') {
+        Some(rest) => format!("tmp_{}", rest.replace('.', "_")).into(),
+        None => r.into(),
+    }
+}
+
 fn prec(op: BinOp) -> u8 {
     use BinOp::*;
     match op {
@@ -359,7 +369,7 @@ fn expr(s: &mut String, e: &Expr) {
         ExprKind::Lit(v) => {
             let _ = write!(s, "{v}");
         }
-        ExprKind::Reg(r) => s.push_str(r),
+        ExprKind::Reg(r) => s.push_str(&reg_name(r)),
         ExprKind::Builtin(b) => s.push_str(b.name()),
         ExprKind::Unary(op, a) => {
             s.push_str(op.symbol());
