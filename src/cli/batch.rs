@@ -269,12 +269,7 @@ fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
             if let Some(k) = tangle::syntax::diag::closest(&e.model, known.iter().copied()) {
                 d = d.with_help(format!("did you mean `{k}`?"));
             }
-            format!(
-                "{}: warning: {}{}",
-                d.location(),
-                d.message,
-                d.help.iter().map(|h| format!(" ({h})")).collect::<String>()
-            )
+            report::text::warning(&d)
         })
         .collect()
 }

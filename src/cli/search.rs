@@ -186,25 +186,9 @@ pub fn distinguish(args: &DistinguishArgs) -> Status {
     if args.format == Format::Json {
         out::print(&report::json::document("distinguish", &r));
     } else {
-        out::note(report::search::layers(&r.layers).trim_end());
-        match &r.witness {
-            Some(w) => {
-                out::note(&format!(
-                    "found in {:.2} s: {} lanes, {} instructions ({} allows, {} forbids)",
-                    r.seconds, w.threads, w.size, r.b, r.a
-                ));
-                if args.output.is_none() {
-                    out::print(&w.litmus);
-                }
-            }
-            None if r.timed_out => out::note(&format!(
-                "undecided: the time limit stopped the search after {:.1} s (the layers above were searched completely, the last one only in part)",
-                r.seconds
-            )),
-            None => out::note(&format!(
-                "no program of {} up to {} lanes and {} instructions has an outcome {} allows and {} forbids ({:.1} s)",
-                r.grammar, r.max_threads, r.max_size, r.b, r.a, r.seconds
-            )),
+        out::note(report::search::distinction(&r).trim_end());
+        if let (Some(w), None) = (&r.witness, &args.output) {
+            out::print(&w.litmus);
         }
     }
     status
@@ -244,16 +228,7 @@ pub fn minimize(a: &MinimizeArgs, verbose: u8) -> Status {
         Ok(m) => m,
         Err(e) => return out::error(format!("{}: {e}", test.file)),
     };
-    out::note(&format!(
-        "minimized {}: {} -> {} threads, {} -> {} statements ({} candidates tried, {} kept)",
-        test.file,
-        m.threads_before,
-        m.threads_after,
-        m.statements_before,
-        m.statements_after,
-        m.tried,
-        m.steps.len()
-    ));
+    out::note(&report::search::minimized(&m));
     if let Some(p) = &a.output {
         if let Err(s) = out::write_file(p, &m.text) {
             return s;

@@ -125,3 +125,46 @@ pub fn lattice(pairs: &[crate::query::include::Inclusion]) -> String {
     }
     s
 }
+
+/// `distinguish`'s account on standard error: the layers searched and what was found.
+pub fn distinction(r: &crate::query::distinguish::Distinction) -> String {
+    let mut s = layers(&r.layers);
+    match &r.witness {
+        Some(w) => {
+            let _ = writeln!(
+                s,
+                "found in {:.2} s: {} lanes, {} instructions ({} allows, {} forbids)",
+                r.seconds, w.threads, w.size, r.b, r.a
+            );
+        }
+        None if r.timed_out => {
+            let _ = writeln!(
+                s,
+                "undecided: the time limit stopped the search after {:.1} s (the layers above were searched completely, the last one only in part)",
+                r.seconds
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "no program of {} up to {} lanes and {} instructions has an outcome {} allows and {} forbids ({:.1} s)",
+                r.grammar, r.max_threads, r.max_size, r.b, r.a, r.seconds
+            );
+        }
+    }
+    s
+}
+
+/// `minimize`'s summary line.
+pub fn minimized(m: &crate::query::minimize::Minimized) -> String {
+    format!(
+        "minimized {}: {} -> {} threads, {} -> {} statements ({} candidates tried, {} kept)",
+        m.file,
+        m.threads_before,
+        m.threads_after,
+        m.statements_before,
+        m.statements_after,
+        m.tried,
+        m.steps.len()
+    )
+}

@@ -115,6 +115,12 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
     s
 }
 
+/// A warning on one line: `file:line:col: warning: message (help)`.
+pub fn warning(d: &crate::diag::Diagnostic) -> String {
+    let help: String = d.help.iter().map(|h| format!(" ({h})")).collect();
+    format!("{}: warning: {}{help}", d.location(), d.message)
+}
+
 /// The differences of a run from an --expected table.
 pub fn differences(d: &[crate::query::expected::Difference], table: &str) -> String {
     let mut s = String::new();
