@@ -81,6 +81,25 @@ pub struct InputArgs {
     pub max_file_size: u64,
 }
 
+/// The models a run answers for.
+#[derive(Args, Clone)]
+pub struct ModelArgs {
+    /// A model: a built-in name (CM, SM, SCF, SSO, Spec, Lazy, Symb) or a model file;
+    /// repeatable. Default: all seven.
+    #[arg(short, long = "model")]
+    pub models: Vec<String>,
+    /// A model file (see encodings/); repeatable.
+    #[arg(long = "model-file")]
+    pub model_files: Vec<PathBuf>,
+}
+
+impl ModelArgs {
+    /// The models, resolved (see `Model::select`).
+    pub fn select(&self) -> Result<Vec<tangle::model::Model>, tangle::model::ModelError> {
+        tangle::model::Model::select(&self.models, &self.model_files)
+    }
+}
+
 /// The loop bound (at least 1: a loop body that may not run once is not a bound).
 #[derive(Args, Clone)]
 pub struct UnrollArg {
@@ -96,13 +115,8 @@ pub struct Common {
     /// from standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// A model: a built-in name (CM, SM, SCF, SSO, Spec, Lazy, Symb) or a model file;
-    /// repeatable. Default: all seven.
-    #[arg(short, long = "model")]
-    pub models: Vec<String>,
-    /// A model file (see encodings/); repeatable.
-    #[arg(long = "model-file")]
-    pub model_files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub models: ModelArgs,
     #[command(flatten)]
     pub unroll: UnrollArg,
     /// The engine that answers: smt (Z3, every model) or explore (every interleaving).
@@ -406,12 +420,8 @@ pub struct EquivArgs {
     /// The second program, Q.
     #[arg(required_unless_present = "table")]
     pub q: Option<PathBuf>,
-    /// A model: a built-in name or a model file; repeatable. Default: all seven.
-    #[arg(short, long = "model")]
-    pub models: Vec<String>,
-    /// A model file (see encodings/); repeatable.
-    #[arg(long = "model-file")]
-    pub model_files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub models: ModelArgs,
     /// Ask whether every outcome of P is an outcome of Q (P refines Q) instead of equality.
     #[arg(long)]
     pub refines: bool,

@@ -68,7 +68,7 @@ fn load_tests(
 
 /// `check`, `outcomes`, `compare`.
 pub fn run(kind: Kind, c: &Common) -> Status {
-    let models = match Model::select(&c.models, &c.model_files) {
+    let models = match c.models.select() {
         Ok(m) => m,
         Err(e) => return out::model_error(&e),
     };

@@ -2,7 +2,6 @@
 
 use super::args::{EquivArgs, Format, ShowArgs};
 use super::out::{self, Status};
-use tangle::model::Model;
 use tangle::query::equiv::{self as eq, Holds};
 use tangle::query::Options;
 use tangle::report;
@@ -10,7 +9,7 @@ use tangle::report;
 /// `equiv P Q`, or `equiv --table DIR`: 0 equivalent (refines) under every model, 1 not,
 /// 3 unknown somewhere, 2 bad input.
 pub fn equiv(a: &EquivArgs) -> Status {
-    let models = match Model::select(&a.models, &a.model_files) {
+    let models = match a.models.select() {
         Ok(m) => m,
         Err(e) => return out::model_error(&e),
     };

@@ -6,6 +6,7 @@
 //! accesses. The lattice picture shows which inclusions between models are proven and which
 //! are refuted by a counterexample.
 
+use super::text::clip;
 use crate::query::include::{Inclusion, InclusionVerdict};
 use crate::query::{Analysis, TraceStep};
 use petgraph::dot::{Config, Dot};
@@ -248,14 +249,4 @@ pub fn lattice(models: &[(String, String)], pairs: &[Inclusion]) -> String {
         "SIMT-Step models: an arrow A -> B is A ⊆ B proven for programs of any size, labelled with the smallest program B allows and A forbids",
         "    rankdir = BT;\n",
     )
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut c: String = s.chars().take(n - 1).collect();
-        c.push('…');
-        c
-    }
 }

@@ -187,7 +187,8 @@ pub fn trace(steps: &[TraceStep]) -> String {
     s
 }
 
-fn clip(s: &str, n: usize) -> String {
+/// `s` cut to `n` characters, with `…` when cut.
+pub(crate) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
