@@ -587,3 +587,15 @@ fn bless_keeps_a_condition_and_comments_sharing_the_expect_lines() {
         .assert()
         .code(0);
 }
+
+#[test]
+fn a_broken_spirv_binary_names_the_file_not_a_made_up_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "g.spv", "garbage!");
+    let (code, _, err) = run(&["check", &f, "--subgroup-size", "4"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: {f}: not a SPIR-V binary")),
+        "{err}"
+    );
+}

@@ -208,7 +208,8 @@ fn read_spirv(
     bytes: &[u8],
     glsl: Option<String>,
 ) -> Result<Read, Diagnostics> {
-    let bare = |m: String| Diagnostics(vec![Diagnostic::bare(file, 1, 1, m)]);
+    // A binary has no lines: these errors name the file (and the byte, when known).
+    let bare = |m: String| Diagnostics(vec![Diagnostic::bare(file, 0, 0, m)]);
     if !bytes.len().is_multiple_of(4) {
         return Err(bare(
             "not a SPIR-V binary (its length is not a multiple of 4)".into(),
