@@ -3,7 +3,8 @@
 use super::args::{DistinguishArgs, Format, IncludeArgs, MinimizeArgs};
 use super::out::{self, Status};
 use tangle::model::Model;
-use tangle::query::{self, include, include_proof, search::Progress, Options};
+use tangle::query::search::{Progress, Stop};
+use tangle::query::{self, include, include_proof, Options};
 use tangle::report::{self, dot};
 
 /// Search progress as a spinner on a terminal (nothing otherwise).
@@ -91,13 +92,10 @@ pub fn include(args: &IncludeArgs) -> Status {
             }
         }
     }
-    match &bounded {
-        Some(r) => match &r.counterexample {
-            Some(_) => Status::Mismatch,
-            None if r.holds => Status::Ok,
-            None => Status::Unknown,
-        },
-        None => Status::Ok,
+    match bounded.map(|r| r.stop) {
+        Some(Stop::Found) => Status::Mismatch,
+        Some(Stop::Exhausted) | None => Status::Ok,
+        Some(Stop::TimeLimit | Stop::Undecided { .. }) => Status::Unknown,
     }
 }
 
@@ -179,9 +177,8 @@ pub fn distinguish(args: &DistinguishArgs) -> Status {
             Some(p) => out::write_file(p, &w.litmus).err().unwrap_or(Status::Ok),
             None => Status::Ok,
         },
-        None if r.timed_out => Status::Unknown,
-        None if r.layers.iter().any(|l| l.unknown > 0) => Status::Unknown,
-        None => Status::Mismatch,
+        None if r.stop == Stop::Exhausted => Status::Mismatch,
+        None => Status::Unknown,
     };
     if args.format == Format::Json {
         out::print(&report::json::document("distinguish", &r));

@@ -3,7 +3,7 @@
 
 use crate::query::include::Bounded;
 use crate::query::include_proof::UnboundedProof;
-use crate::query::search::Layer;
+use crate::query::search::{Layer, Stop};
 use std::fmt::Write;
 
 /// The layers of a search as a table (lanes, size, programs, unknown, seconds).
@@ -85,14 +85,14 @@ pub fn bounded(r: &Bounded) -> String {
             );
             s.push_str(&w.litmus);
         }
-        None if r.holds => {
+        None if r.stop == Stop::Exhausted => {
             let _ = writeln!(
                 s,
                 "  => {} ⊆ {} up to the bound ({:.1} s)",
                 r.a, r.b, r.seconds
             );
         }
-        None if r.timed_out => {
+        None if r.stop == Stop::TimeLimit => {
             let _ = writeln!(
                 s,
                 "  => undecided: the time limit stopped the search after {:.1} s",
@@ -137,7 +137,7 @@ pub fn distinction(r: &crate::query::distinguish::Distinction) -> String {
                 r.seconds, w.threads, w.size, r.b, r.a
             );
         }
-        None if r.timed_out => {
+        None if r.stop == Stop::TimeLimit => {
             let _ = writeln!(
                 s,
                 "undecided: the time limit stopped the search after {:.1} s (the layers above were searched completely, the last one only in part)",

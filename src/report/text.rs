@@ -1,6 +1,7 @@
 //! Text output, familiar to herd7 users: states, Ok/No, witnesses, observations; plus the
 //! tests x models table of `check` and `compare`.
 
+use crate::query::equiv::outcome_text;
 use crate::query::{Analysis, TraceStep, Verdict};
 use std::fmt::Write;
 
@@ -31,16 +32,10 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             }
         );
         for o in &a.outcomes {
-            let cells: Vec<String> = a
-                .observables
-                .iter()
-                .zip(&o.values)
-                .map(|(n, v)| format!("{n}={v};"))
-                .collect();
             let _ = writeln!(
                 s,
                 "{}{}",
-                cells.join(" "),
+                outcome_text(&a.observables, &o.values),
                 if o.satisfies { "  *" } else { "" }
             );
         }
@@ -358,12 +353,6 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
     }
     let mut shown_cycle: Option<Vec<String>> = None;
     for o in &r.thin_air {
-        let cells: Vec<String> = r
-            .observables
-            .iter()
-            .zip(&o.values)
-            .map(|(n, v)| format!("{n}={v};"))
-            .collect();
         let spec = match o.speculative_allows {
             Some(true) => format!(
                 "{} also allows it (self-justifying speculation)",
@@ -375,7 +364,7 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
         let _ = writeln!(
             s,
             "Thin air: {}{}  [{spec}]",
-            cells.join(" "),
+            outcome_text(&r.observables, &o.values),
             if o.satisfies { "  *" } else { "" }
         );
         if shown_cycle.as_ref() == Some(&o.cycle) && !witness {

@@ -2262,28 +2262,24 @@ fn ends_in_jump(body: &[Stmt]) -> bool {
 
 /// A `return` anywhere but as the body's last statement.
 fn has_early_return(body: &naga::Block) -> bool {
-    fn any_return(b: &naga::Block) -> bool {
-        b.iter().any(|s| match s {
+    /// Does `s` contain a `return`, at any depth?
+    fn returns(s: &Statement) -> bool {
+        let any = |b: &naga::Block| b.iter().any(returns);
+        match s {
             Statement::Return { .. } => true,
-            Statement::Block(x) => any_return(x),
-            Statement::If { accept, reject, .. } => any_return(accept) || any_return(reject),
-            Statement::Switch { cases, .. } => cases.iter().any(|c| any_return(&c.body)),
+            Statement::Block(x) => any(x),
+            Statement::If { accept, reject, .. } => any(accept) || any(reject),
+            Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body)),
             Statement::Loop {
                 body, continuing, ..
-            } => any_return(body) || any_return(continuing),
+            } => any(body) || any(continuing),
             _ => false,
-        })
+        }
     }
     let n = body.len();
     body.iter().enumerate().any(|(i, s)| match s {
         Statement::Return { .. } => i + 1 != n,
-        Statement::Block(x) => any_return(x),
-        Statement::If { accept, reject, .. } => any_return(accept) || any_return(reject),
-        Statement::Switch { cases, .. } => cases.iter().any(|c| any_return(&c.body)),
-        Statement::Loop {
-            body, continuing, ..
-        } => any_return(body) || any_return(continuing),
-        _ => false,
+        s => returns(s),
     })
 }
 
