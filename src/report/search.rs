@@ -144,6 +144,13 @@ pub fn distinction(r: &crate::query::distinguish::Distinction) -> String {
                 r.seconds
             );
         }
+        None if r.stop != Stop::Exhausted => {
+            let _ = writeln!(
+                s,
+                "undecided: some programs could not be analysed (see the unknown column), and no other program up to {} lanes and {} instructions has an outcome {} allows and {} forbids",
+                r.max_threads, r.max_size, r.b, r.a
+            );
+        }
         None => {
             let _ = writeln!(
                 s,
