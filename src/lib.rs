@@ -14,6 +14,7 @@
 //! ```
 
 pub mod budget;
+pub mod cat;
 pub mod diag;
 pub mod engine;
 pub mod eval;

@@ -537,3 +537,55 @@ impl Expr {
         }
     }
 }
+
+/// Memory-model tag words of the litmus language (`atomicLoad(x, acquire, device)`), each
+/// with the cat tags it stands for (docs/memory-models.md). A word not listed here is refused.
+pub const MEMORY_TAG_WORDS: &[(&str, &[&str])] = &[
+    ("relaxed", &["RLX"]),
+    ("rlx", &["RLX"]),
+    ("acquire", &["ACQ"]),
+    ("acq", &["ACQ"]),
+    ("release", &["REL"]),
+    ("rel", &["REL"]),
+    ("acq_rel", &["ACQ", "REL"]),
+    ("acqrel", &["ACQ", "REL"]),
+    ("seq_cst", &["SC", "ACQ", "REL"]),
+    ("subgroup", &["SG"]),
+    ("sg", &["SG"]),
+    ("workgroup", &["WG"]),
+    ("wg", &["WG"]),
+    ("queuefamily", &["QF"]),
+    ("qf", &["QF"]),
+    ("device", &["DV"]),
+    ("dv", &["DV"]),
+    ("cta", &["CTA"]),
+    ("gpu", &["GPU"]),
+    ("sys", &["SYS"]),
+    ("sc0", &["SC0"]),
+    ("sc1", &["SC1"]),
+    ("semsc0", &["SEMSC0"]),
+    ("semsc1", &["SEMSC1"]),
+    ("av", &["AV"]),
+    ("vis", &["VIS"]),
+    ("semav", &["SEMAV"]),
+    ("semvis", &["SEMVIS"]),
+    ("nonpriv", &["NONPRIV"]),
+    ("atomic", &["A"]),
+];
+
+/// The cat tags a litmus tag word stands for.
+pub fn memory_tags(word: &str) -> Option<&'static [&'static str]> {
+    MEMORY_TAG_WORDS
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(word))
+        .map(|(_, t)| *t)
+}
+
+/// The canonical litmus word of a cat tag (for printing a test back).
+pub fn memory_tag_word(tag: &str) -> String {
+    MEMORY_TAG_WORDS
+        .iter()
+        .find(|(_, t)| t.len() == 1 && t[0] == tag)
+        .map(|(w, _)| (*w).to_string())
+        .unwrap_or_else(|| tag.to_ascii_lowercase())
+}

@@ -826,7 +826,7 @@ impl<'p> Explorer<'p> {
                             reg: *dst,
                         });
                     }
-                    Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                    Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
                 }
                 s.threads[u].pc += 1;
             }
@@ -956,7 +956,7 @@ impl<'p> Explorer<'p> {
                             step.effects.push(Effect::Speculated);
                         }
                     }
-                    Op::Local { .. } | Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                    Op::Local { .. } | Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
                 }
                 members.iter().for_each(|&m| s.threads[m].pc += 1);
             }

@@ -135,6 +135,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
         reg_ids: BTreeMap::new(),
         globals,
         temps: 0,
+        tags: Vec::new(),
     };
     collect_regs(&test.kernel, &mut |name| {
         lw.reg(name);
@@ -205,6 +206,8 @@ struct Lowerer {
     reg_ids: BTreeMap<String, RegId>,
     globals: Vec<GlobalInfo>,
     temps: u32,
+    /// The memory-model tags of the statement being lowered.
+    tags: Vec<String>,
 }
 
 impl Lowerer {
@@ -259,7 +262,8 @@ impl Lowerer {
     }
 
     fn emit(&mut self, b: SBlockId, op: Op, span: Span) {
-        self.blocks[b].instrs.push(Instr { op, span });
+        let tags = self.tags.clone();
+        self.blocks[b].instrs.push(Instr { op, span, tags });
     }
 
     fn end(&mut self, b: SBlockId, term: STerm, span: Span) {
@@ -278,6 +282,7 @@ impl Lowerer {
 
     fn stmt(&mut self, s: &ast::Stmt, cur: SBlockId) -> Option<SBlockId> {
         let span = s.span;
+        self.tags.clone_from(&s.tags);
         match &s.kind {
             StmtKind::Assign { reg, value } => {
                 let dst = self.reg(reg);
@@ -330,6 +335,7 @@ impl Lowerer {
             StmtKind::Barrier(ast::BarrierScope::Workgroup) => {
                 self.emit(cur, Op::WorkgroupBarrier, span)
             }
+            StmtKind::Fence => self.emit(cur, Op::Fence, span),
             StmtKind::If {
                 cond,
                 then_body,

@@ -55,13 +55,15 @@ pub enum Op {
     SubgroupBarrier,
     /// `barrier()` (kind barrier, over the whole workgroup).
     WorkgroupBarrier,
+    /// A memory barrier (kind memory): no access, only ordering for a memory model.
+    Fence,
 }
 
 impl Op {
     pub fn kind(&self) -> Kind {
         match self {
             Op::Local { .. } => Kind::Local,
-            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => Kind::Memory,
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Fence => Kind::Memory,
             Op::SgOp { .. } => Kind::Sgop,
             Op::SubgroupBarrier | Op::WorkgroupBarrier => Kind::Barrier,
         }
@@ -82,7 +84,7 @@ impl Op {
                 args.iter().for_each(|a| a.regs(&mut out));
             }
             Op::SgOp { args, .. } => args.iter().for_each(|a| a.regs(&mut out)),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
         }
         out
     }
@@ -102,6 +104,8 @@ impl Op {
 pub struct Instr {
     pub op: Op,
     pub span: Span,
+    /// Memory-model tags from the source (`ast::Stmt::tags`).
+    pub tags: Vec<String>,
 }
 
 /// A register's name; hidden temporaries (sgop results inside expressions) start with `$`.

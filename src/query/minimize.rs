@@ -497,6 +497,7 @@ fn body_variants(stmts: &[Stmt], phase: Phase, out: &mut Vec<(String, Vec<Stmt>)
                                     else_body: Vec::new(),
                                 },
                                 span: s.span,
+                                tags: Vec::new(),
                             }]),
                         ));
                         if !then_body.is_empty() {
@@ -509,6 +510,7 @@ fn body_variants(stmts: &[Stmt], phase: Phase, out: &mut Vec<(String, Vec<Stmt>)
                                         else_body: else_body.clone(),
                                     },
                                     span: s.span,
+                                    tags: Vec::new(),
                                 }]),
                             ));
                         }
@@ -623,6 +625,7 @@ fn own_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
         }
         StmtKind::Loop { .. }
         | StmtKind::Barrier(_)
+        | StmtKind::Fence
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Return => {}

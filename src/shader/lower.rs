@@ -374,7 +374,7 @@ impl<'m> Lowerer<'m, '_> {
         self.out
             .last_mut()
             .expect("a statement list")
-            .push(Stmt { kind, span });
+            .push(Stmt { kind, span, tags: Vec::new() });
     }
 
     fn frame(&mut self) -> &mut Frame<'m> {
@@ -666,6 +666,7 @@ impl<'m> Lowerer<'m, '_> {
                     body.push(Stmt {
                         kind: StmtKind::Break,
                         span: self.sp(at),
+                        tags: Vec::new(),
                     });
                 }
                 self.push(
@@ -1026,6 +1027,7 @@ impl<'m> Lowerer<'m, '_> {
         chain.push(Stmt {
             kind: StmtKind::Break,
             span: self.sp(at),
+            tags: Vec::new(),
         });
         self.push(
             StmtKind::Loop {
@@ -1066,6 +1068,7 @@ impl<'m> Lowerer<'m, '_> {
         let brk = Stmt {
             kind: StmtKind::Break,
             span: self.sp(at),
+            tags: Vec::new(),
         };
         self.push(
             StmtKind::If {
@@ -1114,6 +1117,7 @@ impl<'m> Lowerer<'m, '_> {
                     else_body: chain,
                 },
                 span: self.sp(at),
+                tags: Vec::new(),
             }];
         }
         Ok(chain)

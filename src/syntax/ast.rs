@@ -56,6 +56,10 @@ impl Global {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
+    /// Memory-model tags of an access, fence or barrier (`ACQ`, `DV`, `SC0`, ...: the names a
+    /// cat model reads, docs/memory-models.md); empty for plain accesses. Sequentially
+    /// consistent memory ignores them.
+    pub tags: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -88,6 +92,8 @@ pub enum StmtKind {
     },
     /// `subgroupBarrier();` or `barrier();`
     Barrier(BarrierScope),
+    /// `fence(...)`: a memory barrier (no control effect); its tags say what it orders.
+    Fence,
     If {
         cond: Expr,
         then_body: Vec<Stmt>,

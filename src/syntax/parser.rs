@@ -138,6 +138,8 @@ struct Parser<'a> {
     depth: u32,
     /// Loops enclosing the current statement, for `break`/`continue`.
     loops: u32,
+    /// Memory-model tags read for the statement being parsed (`atomicLoad(x, acquire)`).
+    tags: Vec<String>,
     globals: Vec<ast::Global>,
     /// Position of each global in `globals` (a file may declare thousands).
     global_index: HashMap<String, usize>,
@@ -168,6 +170,7 @@ impl<'a> Parser<'a> {
             fatal: false,
             depth: 0,
             loops: 0,
+            tags: Vec::new(),
             globals: Vec::new(),
             global_index: HashMap::new(),
             cells_used: 0,

@@ -162,7 +162,7 @@ fn clear_stmt(s: &mut Stmt) {
             body.iter_mut().for_each(clear_stmt);
             continuing.iter_mut().for_each(clear_stmt);
         }
-        StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
+        StmtKind::Barrier(_) | StmtKind::Fence | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
     }
 }
 
@@ -260,8 +260,17 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
         StmtKind::Break => s.push_str("break;\n"),
         StmtKind::Continue => s.push_str("continue;\n"),
         StmtKind::Return => s.push_str("return;\n"),
-        StmtKind::Barrier(BarrierScope::Subgroup) => s.push_str("subgroupBarrier();\n"),
-        StmtKind::Barrier(BarrierScope::Workgroup) => s.push_str("barrier();\n"),
+        StmtKind::Barrier(scope) => {
+            s.push_str(match scope {
+                BarrierScope::Subgroup => "subgroupBarrier(",
+                BarrierScope::Workgroup => "barrier(",
+            });
+            s.push_str(&tag_words(&st.tags).join(", "));
+            s.push_str(");\n");
+        }
+        StmtKind::Fence => {
+            let _ = writeln!(s, "fence({});", tag_words(&st.tags).join(", "));
+        }
         _ => {
             simple(s, st);
             s.push_str(";\n");
@@ -288,9 +297,25 @@ fn simple(s: &mut String, st: &Stmt) {
             }
             expr(s, value);
         }
+        StmtKind::Load { reg, global, index } if !st.tags.is_empty() => {
+            let _ = write!(s, "{} = atomicLoad(", reg_name(reg));
+            access(s, global, index.as_ref());
+            tagged_end(s, &st.tags);
+        }
         StmtKind::Load { reg, global, index } => {
             let _ = write!(s, "{} = ", reg_name(reg));
             access(s, global, index.as_ref());
+        }
+        StmtKind::Store {
+            global,
+            index,
+            value,
+        } if !st.tags.is_empty() => {
+            s.push_str("atomicStore(");
+            access(s, global, index.as_ref());
+            s.push_str(", ");
+            expr(s, value);
+            tagged_end(s, &st.tags);
         }
         StmtKind::Store {
             global,
@@ -317,7 +342,7 @@ fn simple(s: &mut String, st: &Stmt) {
                 s.push_str(", ");
                 expr(s, a);
             }
-            s.push(')');
+            tagged_end(s, &st.tags);
         }
         // Not simple statements: only reachable through a malformed `for` built by hand.
         _ => {
@@ -501,4 +526,36 @@ fn cond_operand(s: &mut String, o: &Operand, globals: &[Global]) {
             }
         }
     }
+}
+
+/// The litmus words of a statement's memory tags (`A` is implied by the order, so omitted).
+fn tag_words(tags: &[String]) -> Vec<String> {
+    let mut tags: Vec<&str> = tags.iter().map(String::as_str).filter(|t| *t != "A").collect();
+    // `acq_rel` reads back as the two tags it stands for; `seq_cst` as its three.
+    if tags.contains(&"SC") {
+        tags.retain(|t| !matches!(*t, "ACQ" | "REL"));
+        tags.iter_mut().for_each(|t| {
+            if *t == "SC" {
+                *t = "seq_cst";
+            }
+        });
+    }
+    tags.iter()
+        .map(|t| {
+            if *t == "seq_cst" {
+                t.to_string()
+            } else {
+                crate::vocab::memory_tag_word(t)
+            }
+        })
+        .collect()
+}
+
+/// `, tags...)` closing an atomic call.
+fn tagged_end(s: &mut String, tags: &[String]) {
+    for w in tag_words(tags) {
+        s.push_str(", ");
+        s.push_str(&w);
+    }
+    s.push(')');
 }

@@ -246,7 +246,7 @@ impl<'p> Encoding<'p> {
                 }
             }
             Op::SgOp { .. } => unreachable!("subgroup ops are executed across threads"),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
         }
     }
 

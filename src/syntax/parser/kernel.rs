@@ -206,6 +206,7 @@ impl Parser<'_> {
         Ok(Stmt {
             kind,
             span: self.span_from(start),
+            tags: std::mem::take(&mut self.tags),
         })
     }
 
@@ -222,6 +223,7 @@ impl Parser<'_> {
             Some(word @ ("break" | "continue" | "return")) => self.jump_stmt(word),
             Some("else") => Err(self.fail(start, "`else` without a matching `if`")),
             Some(name @ ("subgroupBarrier" | "barrier")) if call => self.barrier_stmt(name),
+            Some("fence") if call => self.fence_stmt(),
             Some(name) if call && AtomicKind::from_name(name).is_none() => self.call_stmt(),
             Some(_) => self.simple_stmt_and_semicolon(),
             None if self.at(Punct::LBrace) => Err(self.fail(
@@ -272,12 +274,58 @@ impl Parser<'_> {
         };
         self.bump();
         self.bump(); // `(`
-        self.expect(
-            Punct::RParen,
-            &format!("after `{name}(`: it takes no arguments"),
-        )?;
+        if !self.eat(Punct::RParen) {
+            self.tag_words(name, false)?;
+        }
         self.expect(Punct::Semi, "after the statement")?;
         Ok(StmtKind::Barrier(scope))
+    }
+
+    /// `fence(acq_rel, workgroup);`: a memory barrier, its tags naming what it orders.
+    fn fence_stmt(&mut self) -> PResult<StmtKind> {
+        self.bump();
+        self.bump(); // `(`
+        self.tag_words("fence", false)?;
+        self.expect(Punct::Semi, "after the statement")?;
+        Ok(StmtKind::Fence)
+    }
+
+    /// Memory tag words up to the closing `)` (after a `,` when `comma_first`), collected
+    /// into `self.tags` for the statement being read.
+    fn tag_words(&mut self, what: &str, mut comma_first: bool) -> PResult<()> {
+        loop {
+            if comma_first && !self.eat(Punct::Comma) {
+                return Err(self.expected(&format!("`,` or `)` in the arguments of `{what}`")));
+            }
+            comma_first = true;
+            let token = self.peek().clone();
+            let word = token.tok.word().unwrap_or_default().to_string();
+            match crate::vocab::memory_tags(&word) {
+                Some(tags) => {
+                    self.bump();
+                    for t in tags {
+                        if !self.tags.iter().any(|x| x == t) {
+                            self.tags.push(t.to_string());
+                        }
+                    }
+                }
+                None => {
+                    let known: Vec<&str> =
+                        crate::vocab::MEMORY_TAG_WORDS.iter().map(|w| w.0).collect();
+                    return Err(self.fail(
+                        token.span,
+                        format!(
+                            "expected a memory order, scope or tag in `{what}` ({}), found `{}`",
+                            known.join(", "),
+                            if word.is_empty() { "?" } else { &word }
+                        ),
+                    ));
+                }
+            }
+            if self.eat(Punct::RParen) {
+                return Ok(());
+            }
+        }
     }
 
     fn simple_stmt_and_semicolon(&mut self) -> PResult<StmtKind> {
@@ -377,6 +425,7 @@ impl Parser<'_> {
         Ok(Stmt {
             kind,
             span: self.span_from(start),
+            tags: Vec::new(),
         })
     }
 
@@ -534,6 +583,16 @@ impl Parser<'_> {
             };
             let mut args = Vec::new();
             while !p.eat(Punct::RParen) {
+                if args.len() == kind.value_args() {
+                    // Past the values: memory order, scope and tags.
+                    p.tag_words(&name, true)?;
+                    if !matches!(kind, AtomicKind::Load | AtomicKind::Store)
+                        || p.tags.iter().any(|t| ["RLX", "ACQ", "REL", "SC"].contains(&t.as_str()))
+                    {
+                        p.tags.push("A".into());
+                    }
+                    break;
+                }
                 if !p.eat(Punct::Comma) {
                     return Err(p.expected(&format!("`,` or `)` in the arguments of `{name}`")));
                 }
