@@ -20,6 +20,7 @@ pub mod engine;
 pub mod eval;
 pub mod gen;
 pub mod input;
+pub mod memory;
 pub mod ir;
 pub mod model;
 pub mod query;

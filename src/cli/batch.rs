@@ -96,9 +96,18 @@ pub fn run(kind: Kind, c: &Common) -> Status {
     if tests.is_empty() || (status == Status::Error && table.is_some()) {
         return status;
     }
-    let opts = Options::default()
+    let memory = match tangle::memory::MemoryModel::resolve(&c.memory_model) {
+        Ok(m) => m.map(std::sync::Arc::new),
+        Err(e) => return out::error(e),
+    };
+    let mut engine = c.engine.engine();
+    if memory.is_some() && engine == tangle::query::Engine::Smt {
+        out::note("the Z3 engine has no cat back end yet: this memory model runs on the explorer");
+        engine = tangle::query::Engine::Explore;
+    }
+    let mut opts = Options::default()
         .with_unroll(c.unroll.unroll)
-        .with_engine(c.engine.engine())
+        .with_engine(engine)
         .with_max_states(c.max_states)
         .with_timeout_ms(c.timeout)
         .with_max_memory_mib(Some(c.max_memory))
@@ -107,6 +116,7 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         // `check` asks one question per model (with --witness too: the verdict's own query
         // yields the witness); the others list every outcome.
         .with_outcomes(kind != Kind::Check);
+    opts.memory = memory;
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
     for t in &tests {

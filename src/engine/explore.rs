@@ -11,6 +11,7 @@
 
 use super::trace::{At, Effect, Step};
 use crate::budget::Budget;
+use crate::memory::{self, Access, MemoryModel, What};
 use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
@@ -18,7 +19,8 @@ use crate::model::Model;
 use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Bytes the visited set may use, whatever `max_states` says (the 2 GiB target, with room for
 /// the rest of the process).
@@ -32,6 +34,8 @@ pub struct ExploreOptions {
     pub max_states: usize,
     /// Time and memory: checked before each expansion.
     pub budget: Budget,
+    /// A relaxed memory model (cat); `None`: sequentially consistent memory.
+    pub memory: Option<Arc<MemoryModel>>,
 }
 
 impl Default for ExploreOptions {
@@ -39,6 +43,7 @@ impl Default for ExploreOptions {
         ExploreOptions {
             max_states: 800_000,
             budget: Budget::default(),
+            memory: None,
         }
     }
 }
@@ -86,7 +91,12 @@ pub struct Exploration {
     pub limit_hit: bool,
     /// Why the search stopped early, in words.
     pub stopped: Option<String>,
+    /// Flags the memory model raised on some consistent execution (`data-race`), with a
+    /// final state that raised each.
+    pub flags: BTreeMap<String, StateRef>,
     visited: IndexMap<State, (StateRef, Vec<Step>)>,
+    /// Values written by consistent executions (relaxed memory: the next round's guesses).
+    written: BTreeSet<u32>,
 }
 
 impl Exploration {
@@ -124,6 +134,8 @@ struct Thread {
     unspec: Vec<RegId>,
     /// Registers waiting for a lazy result: (register, lazy instance).
     pending: Vec<(RegId, LazyKey)>,
+    /// Under a relaxed memory model: the events this thread performed, in program order.
+    events: Vec<Access>,
 }
 
 /// A lazy op instance: (subgroup, block, instruction index).
@@ -148,6 +160,8 @@ struct State {
     lazy: Vec<LazyInst>,
     /// Some subgroup op read an unspecified value (sampled from a finite set) on the way here.
     unspecified: bool,
+    /// Steps that recorded events so far, when the memory model reads `sched`.
+    step: u32,
 }
 
 /// What a transition attempt produced.
@@ -194,6 +208,8 @@ struct Explorer<'p> {
     /// In [`Unspecified::Mark`] mode: a marked value reached a branch, an address, a divisor
     /// or the condition, so the exploration must be redone by sampling.
     mattered: Cell<bool>,
+    /// Under a relaxed memory model: the model and the values a read may return.
+    relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
 }
 
 /// Explores every execution of `prog` under `model`.
@@ -211,20 +227,63 @@ pub fn explore(
     if model.class(Kind::Sgop) == Class::Symbolic {
         return Err(ExploreError::Symbolic(model.name.clone()));
     }
-    let (marked, mattered) = explore_with(prog, model, opts, Unspecified::Mark);
+    if let Some(mm) = &opts.memory {
+        return Ok(explore_relaxed(prog, model, opts, mm));
+    }
+    let (marked, mattered) = explore_with(prog, model, opts, Unspecified::Mark, None);
     if !mattered {
         return Ok(marked);
     }
-    Ok(explore_with(prog, model, opts, Unspecified::Sample).0)
+    Ok(explore_with(prog, model, opts, Unspecified::Sample, None).0)
 }
 
-fn explore_with(
+/// Under a relaxed memory model reads return guessed values: first the initial values and
+/// the program's literals, then, until nothing new appears, every value a consistent
+/// execution wrote. Values that only a value cycle could produce (thin air) are never
+/// guessed, as in herd.
+fn explore_relaxed(
     prog: &Program,
     model: &Model,
     opts: &ExploreOptions,
+    mm: &MemoryModel,
+) -> Exploration {
+    let mut values: BTreeSet<u32> = unspecified_domain(prog).into_iter().collect();
+    values.extend(prog.initial_memory());
+    for round in 0.. {
+        let (mut r, written) = {
+            let (r, _) = explore_with(
+                prog,
+                model,
+                opts,
+                Unspecified::Sample,
+                Some((mm, values.iter().copied().collect())),
+            );
+            let w = r.written.clone();
+            (r, w)
+        };
+        let before = values.len();
+        values.extend(written);
+        if values.len() == before || r.limit_hit {
+            return r;
+        }
+        if round >= 16 {
+            r.limit_hit = true;
+            r.stopped = Some("the values written kept growing (16 rounds of read guesses)".into());
+            return r;
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+fn explore_with<'p>(
+    prog: &'p Program,
+    model: &'p Model,
+    opts: &ExploreOptions,
     mode: Unspecified,
+    relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
 ) -> (Exploration, bool) {
     let mut ex = Explorer {
+        relaxed,
         prog,
         model,
         domain: unspecified_domain(prog),
@@ -243,6 +302,7 @@ fn explore_with(
                 regs: vec![0; prog.regs.len()],
                 unspec: Vec::new(),
                 pending: Vec::new(),
+                events: Vec::new(),
             })
             .collect(),
         mem: prog.initial_memory(),
@@ -250,6 +310,7 @@ fn explore_with(
         sealed: Vec::new(),
         lazy: Vec::new(),
         unspecified: false,
+        step: 0,
     };
     let mut result = Exploration {
         outcomes: BTreeMap::new(),
@@ -262,6 +323,8 @@ fn explore_with(
         limit_hit: false,
         stopped: None,
         visited: IndexMap::new(),
+        flags: BTreeMap::new(),
+        written: BTreeSet::new(),
     };
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
@@ -309,6 +372,39 @@ fn explore_with(
         if state.threads.iter().all(|t| t.done) {
             if state.unspecified && ex.unspecified_read.is_none() {
                 ex.unspecified_read = Some(here);
+            }
+            if let Some((mm, _)) = &ex.relaxed {
+                let runs: Vec<&[Access]> =
+                    state.threads.iter().map(|t| t.events.as_slice()).collect();
+                match memory::judge(prog, mm, &runs, &prog.initial_memory()) {
+                    Ok(j) if j.too_many => {
+                        result.limit_hit = true;
+                        result.stopped = Some(format!(
+                            "a run has more than {} candidate executions (reads-from and coherence choices)",
+                            memory::execution::MAX_CANDIDATES
+                        ));
+                        break;
+                    }
+                    Ok(j) => {
+                        for f in j.flags {
+                            result.flags.entry(f).or_insert(here);
+                        }
+                        result.written.extend(j.written);
+                        for fin in j.finals {
+                            let mut st = state.clone();
+                            st.mem = fin;
+                            let values = ex.observe(&st);
+                            result.outcomes.entry(values).or_insert(here);
+                        }
+                    }
+                    Err(e) => {
+                        result.limit_hit = true;
+                        result.stopped = Some(format!("memory model: {e}"));
+                        break;
+                    }
+                }
+                i += 1;
+                continue;
             }
             let values = ex.observe(&state);
             result.outcomes.entry(values).or_insert(here);
@@ -682,14 +778,14 @@ impl<'p> Explorer<'p> {
             let waits = rule.waits_for_undecided && self.undecided(s, sg, t.block);
             match rule.members {
                 // A lazy op's issue is a step alone; its resolution waits (`resolvable`).
-                Members::Alone | Members::Resolve => raw.push(self.single(s.clone(), u)),
+                Members::Alone | Members::Resolve => raw.extend(self.single_step(s, u)),
                 Members::Start => {
                     let arrived = self
                         .members(s, sg, t.block)
                         .iter()
                         .all(|&m| s.threads[m].pc >= t.pc);
                     if arrived && !waits {
-                        raw.push(self.single(s.clone(), u));
+                        raw.extend(self.single_step(s, u));
                     }
                 }
                 Members::Group => {
@@ -759,14 +855,28 @@ impl<'p> Explorer<'p> {
         t.pending.retain(|p| p.0 != r);
     }
 
+    /// A non-eager step of thread `u` alone: under a relaxed memory model a read forks on
+    /// the value it guesses.
+    fn single_step(&mut self, s: &State, u: usize) -> Vec<Outcome> {
+        if self.relaxed.is_some() && self.kind_at(&s.threads[u]) == Kind::Memory {
+            return self.with_choices(|ex, ch| ex.single_with(s.clone(), u, ch));
+        }
+        vec![self.single(s.clone(), u)]
+    }
+
     /// One thread's step alone (independent, synchronous, lazy issue, or an eager step).
-    fn single(&mut self, mut s: State, u: usize) -> Outcome {
+    fn single(&mut self, s: State, u: usize) -> Outcome {
+        let mut ch = Choices::new(self.domain.clone());
+        self.single_with(s, u, &mut ch)
+    }
+
+    fn single_with(&mut self, mut s: State, u: usize, ch: &mut Choices) -> Outcome {
         self.created += 1;
         let t = &s.threads[u];
         let block = t.block;
         let pos = self.pos(t);
         let b = &self.prog.blocks[block as usize];
-        let mut ch = Choices::new(self.domain.clone());
+        let ch = &mut *ch;
         let mut step = Step {
             threads: vec![u as u32],
             block,
@@ -775,11 +885,11 @@ impl<'p> Explorer<'p> {
         };
         match pos {
             Pos::Label => s.threads[u].pc += 1,
-            Pos::Term => return self.branch(s, &[u], step, &mut ch),
+            Pos::Term => return self.branch(s, &[u], step, ch),
             Pos::Instr(i) => {
                 let op = &b.instrs[i as usize].op;
                 match op {
-                    Op::Local { dst, value } => match self.eval(&s, u, value, &mut ch) {
+                    Op::Local { dst, value } => match self.eval(&s, u, value, ch) {
                         Ok(v) => {
                             Self::write_reg(&mut s.threads[u], *dst, v);
                             step.effects.push(Effect::Reg {
@@ -791,17 +901,17 @@ impl<'p> Explorer<'p> {
                         Err(k) => return ub(step, k),
                     },
                     Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
-                        let acc = match self.access(&s, u, op, &mut ch) {
+                        let acc = match self.access(&s, u, op, ch) {
                             Ok(a) => a,
                             Err(k) => return ub(step, k),
                         };
-                        self.perform(&mut s, u, op, &acc, &mut step);
+                        self.perform(&mut s, u, op, &acc, &mut step, ch, (block, i, false));
                     }
                     Op::SgOp { dst, args, .. } => {
                         // Lazy issue: record the arguments, leave the result pending.
                         let mut vals = Vec::new();
                         for a in args {
-                            match self.eval(&s, u, a, &mut ch) {
+                            match self.eval(&s, u, a, ch) {
                                 Ok(v) => vals.push(v),
                                 Err(k) => return ub(step, k),
                             }
@@ -826,12 +936,36 @@ impl<'p> Explorer<'p> {
                             reg: *dst,
                         });
                     }
-                    Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
+                    Op::Fence => self.record(&mut s, u, (block, i, false), What::Fence),
+                    Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
                 }
                 s.threads[u].pc += 1;
             }
         }
+        self.end_step(&mut s);
         Outcome::Next(s, vec![step])
+    }
+
+    /// Under a relaxed memory model, appends an event to thread `u`'s record; `at` is the
+    /// instruction and whether the step is collective.
+    fn record(&self, s: &mut State, u: usize, at: (BlockId, u32, bool), what: What) {
+        if self.relaxed.is_some() {
+            let step = s.step;
+            s.threads[u].events.push(Access {
+                block: at.0,
+                instr: at.1,
+                what,
+                step,
+                collective: at.2,
+            });
+        }
+    }
+
+    /// Closes a step: the schedule position advances when the memory model reads it.
+    fn end_step(&self, s: &mut State) {
+        if self.relaxed.as_ref().is_some_and(|(m, _)| m.uses_sched) {
+            s.step += 1;
+        }
     }
 
     /// Branch steps for `threads` (one thread, or a collective group), each to its own target.
@@ -917,7 +1051,7 @@ impl<'p> Explorer<'p> {
                         }
                         let order = self.collective_order(op, accs, ch);
                         for (m, a) in order {
-                            self.perform(&mut s, m, op, &a, &mut step);
+                            self.perform(&mut s, m, op, &a, &mut step, ch, (block, i, true));
                         }
                     }
                     Op::SgOp {
@@ -949,6 +1083,7 @@ impl<'p> Explorer<'p> {
                                 reg: *dst,
                                 value: v.v,
                             });
+                            self.record(&mut s, m, (block, i, true), What::SgOp);
                         }
                         if seal {
                             s.sealed.push((sg, block));
@@ -956,11 +1091,22 @@ impl<'p> Explorer<'p> {
                             step.effects.push(Effect::Speculated);
                         }
                     }
-                    Op::Local { .. } | Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
+                    Op::Fence => {
+                        for &m in members {
+                            self.record(&mut s, m, (block, i, true), What::Fence);
+                        }
+                    }
+                    Op::SubgroupBarrier | Op::WorkgroupBarrier => {
+                        for &m in members {
+                            self.record(&mut s, m, (block, i, true), What::Barrier);
+                        }
+                    }
+                    Op::Local { .. } => {}
                 }
                 members.iter().for_each(|&m| s.threads[m].pc += 1);
             }
         }
+        self.end_step(&mut s);
         Outcome::Next(s, vec![step])
     }
 
@@ -1053,7 +1199,7 @@ impl<'p> Explorer<'p> {
     }
 
     /// The memory cell and values of a thread's access, or the undefined behaviour it hits.
-    fn access(&self, s: &State, u: usize, op: &Op, ch: &mut Choices) -> Result<Access, UbKind> {
+    fn access(&self, s: &State, u: usize, op: &Op, ch: &mut Choices) -> Result<Cell_, UbKind> {
         let (loc, vals): (_, Vec<&Expr>) = match op {
             Op::Load { loc, .. } => (loc, vec![]),
             Op::Store { loc, value } => (loc, vec![value]),
@@ -1070,14 +1216,40 @@ impl<'p> Explorer<'p> {
         if idx >= g.len {
             return Err(UbKind::OutOfBounds);
         }
-        Ok(Access {
+        Ok(Cell_ {
             cell: g.base + idx,
             values,
         })
     }
 
-    fn perform(&self, s: &mut State, u: usize, op: &Op, a: &Access, step: &mut Step) {
+    #[allow(clippy::too_many_arguments)]
+    fn perform(
+        &self,
+        s: &mut State,
+        u: usize,
+        op: &Op,
+        a: &Cell_,
+        step: &mut Step,
+        ch: &mut Choices,
+        at: (BlockId, u32, bool),
+    ) {
         let cell = a.cell as usize;
+        if let Some((_, values)) = &self.relaxed {
+            // The read returns a guessed value; the memory model judges it when the run ends.
+            let guess = |ch: &mut Choices| values[ch.pick(values.len())];
+            s.mem_unspec.retain(|&c| c != a.cell);
+            match op {
+                Op::Load { .. } => {
+                    s.mem[cell] = guess(ch);
+                    let value = s.mem[cell];
+                    self.record(s, u, at, What::Read { cell: a.cell, value });
+                }
+                Op::Atomic { .. } => {
+                    s.mem[cell] = guess(ch);
+                }
+                _ => {}
+            }
+        }
         match op {
             Op::Load { dst, .. } => {
                 let v = Mv {
@@ -1095,6 +1267,8 @@ impl<'p> Explorer<'p> {
             Op::Store { .. } => {
                 s.mem[cell] = a.values[0].v;
                 set_mark(&mut s.mem_unspec, a.cell, a.values[0].unspec);
+                let value = a.values[0].v;
+                self.record(s, u, at, What::Write { cell: a.cell, value });
                 step.effects.push(Effect::Write {
                     thread: u as u32,
                     cell: a.cell,
@@ -1115,6 +1289,12 @@ impl<'p> Explorer<'p> {
                 }
                 s.mem[cell] = new.v;
                 set_mark(&mut s.mem_unspec, a.cell, new.unspec);
+                let what = What::Rmw {
+                    cell: a.cell,
+                    old: old.v,
+                    new: new.v,
+                };
+                self.record(s, u, at, what);
                 if let Some(d) = dst {
                     Self::write_reg(&mut s.threads[u], *d, old);
                 }
@@ -1135,9 +1315,9 @@ impl<'p> Explorer<'p> {
     fn collective_order(
         &self,
         op: &Op,
-        accs: Vec<(usize, Access)>,
+        accs: Vec<(usize, Cell_)>,
         ch: &mut Choices,
-    ) -> Vec<(usize, Access)> {
+    ) -> Vec<(usize, Cell_)> {
         if matches!(op, Op::Load { .. }) || accs.len() < 2 {
             return accs;
         }
@@ -1146,13 +1326,13 @@ impl<'p> Explorer<'p> {
         cells.dedup();
         let mut out = Vec::new();
         for c in cells {
-            let mut rest: Vec<(usize, Access)> = accs
+            let mut rest: Vec<(usize, Cell_)> = accs
                 .iter()
                 .filter(|a| a.1.cell == c)
                 .map(|(m, a)| {
                     (
                         *m,
-                        Access {
+                        Cell_ {
                             cell: a.cell,
                             values: a.values.clone(),
                         },
@@ -1197,7 +1377,11 @@ impl<'p> Explorer<'p> {
             unreachable!("at a barrier")
         };
         let mut ns = s.clone();
-        all.iter().for_each(|&m| ns.threads[m].pc += 1);
+        for &m in &all {
+            self.record(&mut ns, m, (t.block, i, true), What::Barrier);
+            ns.threads[m].pc += 1;
+        }
+        self.end_step(&mut ns);
         Some(Outcome::Next(
             ns,
             vec![Step {
@@ -1214,7 +1398,7 @@ impl<'p> Explorer<'p> {
     }
 }
 
-struct Access {
+struct Cell_ {
     cell: u32,
     values: Vec<Mv>,
 }

@@ -160,6 +160,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
             threads: test.threads,
             subgroup: test.subgroup,
             workgroup: test.workgroup,
+            queue_family: test.queue_family,
         },
         observables,
         prop,

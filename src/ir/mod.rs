@@ -136,6 +136,8 @@ pub struct Layout {
     pub threads: u32,
     pub subgroup: u32,
     pub workgroup: u32,
+    /// Invocations per queue family (memory models only).
+    pub queue_family: u32,
 }
 
 impl Layout {

@@ -366,6 +366,7 @@ fn explore_set(
         &ExploreOptions {
             max_states: opts.max_states,
             budget: crate::budget::Budget::default(),
+            memory: None,
         },
     )
     .map_err(|e| e.to_string())?;

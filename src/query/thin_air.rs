@@ -87,6 +87,7 @@ pub fn thin_air(
         let eo = crate::engine::explore::ExploreOptions {
             max_states: opts.max_states,
             budget: opts.budget(),
+            memory: None,
         };
         let ex = crate::engine::explore::explore(&prog, m, &eo).map_err(|e| e.to_string())?;
         let complete = ex.cut.is_none() && !ex.limit_hit && ex.unspecified_read.is_none();

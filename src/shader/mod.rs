@@ -678,6 +678,7 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
         expect,
         observe,
         condition_label: Some(label),
+        queue_family: threads as u32,
     })
 }
 

@@ -32,6 +32,9 @@ pub struct Test {
     /// How reports show the condition when it was not written in the source (a shader's
     /// `--expect` builds one); `None`: the condition's own source text.
     pub condition_label: Option<String>,
+    /// Invocations per queue family (a multiple of `workgroup`; default: every thread). Only
+    /// memory models read it (`sqf`); Dartagnan's Vulkan tests place threads in two.
+    pub queue_family: u32,
 }
 
 /// `global x`, `global x = 5`, `global a[4]`, `global a[4] = {1, 2, 3, 4}`.

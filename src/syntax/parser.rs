@@ -485,6 +485,7 @@ impl<'a> Parser<'a> {
             expect: expect.unwrap_or_default(),
             observe: Vec::new(),
             condition_label: None,
+            queue_family: geometry.threads,
         })
     }
 

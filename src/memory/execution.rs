@@ -1,0 +1,357 @@
+//! Candidate executions of one finished run, and the cat model's verdict on each.
+//!
+//! A run of the SIMT-Step rules fixes each thread's events and the values its reads
+//! returned (guessed by the engine). Every reads-from choice that matches those values and
+//! every coherence order (initial writes first) is a candidate execution; the model keeps
+//! the consistent ones. The base names given to the model are listed in
+//! docs/memory-models.md; this file is where each is computed.
+
+use super::MemoryModel;
+use crate::cat::concrete::{Bits, Concrete, Matrix};
+use crate::cat::interp::{self, EvalError};
+use crate::ir::{BlockId, Op, Program};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One recorded step of a thread that a memory model can see.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The instruction (block instance and index in the block) that performed it.
+    pub block: BlockId,
+    pub instr: u32,
+    pub what: What,
+    /// Position in the SIMT-Step schedule (counted only when the model reads `sched`).
+    pub step: u32,
+    /// Taken as one collective step with the other lanes of its dynamic block.
+    pub collective: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum What {
+    Read { cell: u32, value: u32 },
+    Write { cell: u32, value: u32 },
+    Rmw { cell: u32, old: u32, new: u32 },
+    Fence,
+    Barrier,
+    SgOp,
+}
+
+/// What the model says about one run.
+#[derive(Clone, Debug, Default)]
+pub struct Judgement {
+    /// The final memory of each consistent candidate (whole memory, initial values where
+    /// nothing was written).
+    pub finals: BTreeSet<Vec<u32>>,
+    /// Values written by the consistent candidates (the engine's read guesses must cover them).
+    pub written: BTreeSet<u32>,
+    /// Flags (`flag ~empty race as data-race`) raised by some consistent candidate.
+    pub flags: BTreeSet<String>,
+    /// Candidates were too many to try: the run's verdict is unknown.
+    pub too_many: bool,
+}
+
+/// Candidate executions tried per run before giving up (the verdict is then `unknown`).
+pub const MAX_CANDIDATES: u64 = 1 << 20;
+
+#[derive(Clone, Debug)]
+struct Event {
+    thread: Option<u32>,
+    cell: Option<u32>,
+    value: u32,
+    read: bool,
+    write: bool,
+    /// Index in the thread's access list (RMW halves share it).
+    access: usize,
+    acc: Option<Access>,
+}
+
+/// Judges one finished run: `runs[t]` are thread t's accesses in program order.
+pub fn judge(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+) -> Result<Judgement, EvalError> {
+    let mut ev: Vec<Event> = Vec::new();
+    // Initial writes: one per cell some thread touches.
+    let mut cells = BTreeSet::new();
+    for r in runs {
+        for a in r.iter() {
+            match a.what {
+                What::Read { cell, .. } | What::Write { cell, .. } | What::Rmw { cell, .. } => {
+                    cells.insert(cell);
+                }
+                _ => {}
+            }
+        }
+    }
+    for &c in &cells {
+        ev.push(Event {
+            thread: None,
+            cell: Some(c),
+            value: init[c as usize],
+            read: false,
+            write: true,
+            access: 0,
+            acc: None,
+        });
+    }
+    let mut rmw = Vec::new();
+    for (t, r) in runs.iter().enumerate() {
+        for (k, a) in r.iter().enumerate() {
+            let mut push = |cell, value, read, write| {
+                ev.push(Event {
+                    thread: Some(t as u32),
+                    cell,
+                    value,
+                    read,
+                    write,
+                    access: k,
+                    acc: Some(a.clone()),
+                });
+                ev.len() - 1
+            };
+            match a.what {
+                What::Read { cell, value } => {
+                    push(Some(cell), value, true, false);
+                }
+                What::Write { cell, value } => {
+                    push(Some(cell), value, false, true);
+                }
+                What::Rmw { cell, old, new } => {
+                    let r = push(Some(cell), old, true, false);
+                    let w = push(Some(cell), new, false, true);
+                    rmw.push((r, w));
+                }
+                What::Fence | What::Barrier | What::SgOp => {
+                    push(None, 0, false, false);
+                }
+            }
+        }
+    }
+    let n = ev.len();
+    let lay = &prog.layout;
+    let mut alg = Concrete {
+        n,
+        ..Default::default()
+    };
+    // Sets: structural ones, then one per tag an instruction carries.
+    let set = |f: &dyn Fn(&Event) -> bool| {
+        let mut b = Bits::new(n);
+        ev.iter().enumerate().filter(|(_, e)| f(e)).for_each(|(i, _)| b.insert(i));
+        b
+    };
+    let instr_of = |e: &Event| {
+        e.acc
+            .as_ref()
+            .map(|a| &prog.blocks[a.block as usize].instrs[a.instr as usize])
+    };
+    let what = |e: &Event| e.acc.as_ref().map(|a| a.what);
+    alg.sets.insert("R".into(), set(&|e| e.read));
+    alg.sets.insert("W".into(), set(&|e| e.write));
+    alg.sets.insert("M".into(), set(&|e| e.read || e.write));
+    alg.sets.insert("IW".into(), set(&|e| e.thread.is_none()));
+    alg.sets.insert("F".into(), set(&|e| what(e) == Some(What::Fence)));
+    alg.sets.insert("CBAR".into(), set(&|e| what(e) == Some(What::Barrier)));
+    alg.sets.insert("SGOP".into(), set(&|e| what(e) == Some(What::SgOp)));
+    alg.sets.insert(
+        "RMW".into(),
+        set(&|e| matches!(what(e), Some(What::Rmw { .. }))),
+    );
+    let mut tags: BTreeSet<&str> = BTreeSet::new();
+    for e in &ev {
+        if let Some(i) = instr_of(e) {
+            tags.extend(i.tags.iter().map(String::as_str));
+        }
+    }
+    for tag in tags {
+        let s = set(&|e| instr_of(e).is_some_and(|i| i.tags.iter().any(|t| t == tag)));
+        alg.sets.insert(tag.to_string(), s);
+    }
+    // Relations fixed by the run.
+    let rel = |f: &dyn Fn(usize, usize) -> bool| {
+        let mut m = Matrix::new(n);
+        for a in 0..n {
+            for b in 0..n {
+                if f(a, b) {
+                    m.insert(a, b);
+                }
+            }
+        }
+        m
+    };
+    let same_thread = |a: usize, b: usize| ev[a].thread.is_some() && ev[a].thread == ev[b].thread;
+    let po = rel(&|a, b| same_thread(a, b) && (ev[a].access, a) < (ev[b].access, b));
+    alg.rels.insert("po".into(), po);
+    alg.rels.insert("int".into(), rel(&|a, b| same_thread(a, b)));
+    alg.rels.insert("ext".into(), rel(&|a, b| !same_thread(a, b)));
+    alg.rels.insert(
+        "loc".into(),
+        rel(&|a, b| ev[a].cell.is_some() && ev[a].cell == ev[b].cell),
+    );
+    alg.rels.insert("rmw".into(), Matrix::from_pairs(n, rmw.iter().copied()));
+    let evr = &ev;
+    let level = |size: u32| {
+        move |a: usize, b: usize| match (evr[a].thread, evr[b].thread) {
+            (Some(x), Some(y)) => x / size == y / size,
+            _ => false,
+        }
+    };
+    alg.rels.insert("ssg".into(), rel(&level(lay.subgroup)));
+    alg.rels.insert("swg".into(), rel(&level(lay.workgroup)));
+    alg.rels.insert("sqf".into(), rel(&level(lay.queue_family)));
+    // SIMT-Step structure: the same dynamic instance of an instruction in other lanes.
+    let group_size = |e: &Event| match instr_of(e).map(|i| &i.op) {
+        Some(Op::WorkgroupBarrier) => lay.workgroup,
+        _ => lay.subgroup,
+    };
+    let sinst = rel(&|a, b| {
+        let (x, y) = (&ev[a], &ev[b]);
+        match (x.thread, y.thread, &x.acc, &y.acc) {
+            (Some(s), Some(t), Some(p), Some(q)) => {
+                s != t
+                    && (p.block, p.instr) == (q.block, q.instr)
+                    && s / group_size(x) == t / group_size(y)
+                    && (x.read, x.write) == (y.read, y.write)
+            }
+            _ => false,
+        }
+    });
+    let sstep = rel(&|a, b| {
+        sinst.contains(a, b)
+            && ev[a].acc.as_ref().is_some_and(|p| p.collective)
+            && ev[b].acc.as_ref().is_some_and(|p| p.collective)
+    });
+    let scbarinst = rel(&|a, b| sinst.contains(a, b) && what(&ev[a]) == Some(What::Barrier));
+    alg.rels.insert("sstep".into(), sstep);
+    alg.rels.insert("scbarinst".into(), scbarinst);
+    alg.rels.insert("sinst".into(), sinst);
+    if model.uses_sched {
+        let step = |e: &Event| e.acc.as_ref().map(|a| a.step);
+        alg.rels.insert(
+            "sched".into(),
+            rel(&|a, b| match (step(&ev[a]), step(&ev[b])) {
+                (Some(x), Some(y)) => x < y,
+                (None, Some(_)) => true,
+                _ => false,
+            }),
+        );
+    }
+
+    // The choices: a source for every read, an order of every cell's writes.
+    let reads: Vec<usize> = (0..n).filter(|&i| ev[i].read).collect();
+    let mut sources: Vec<Vec<usize>> = Vec::new();
+    for &r in &reads {
+        let s: Vec<usize> = (0..n)
+            .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell && ev[w].value == ev[r].value)
+            .collect();
+        if s.is_empty() {
+            return Ok(Judgement::default());
+        }
+        sources.push(s);
+    }
+    let mut writes: BTreeMap<u32, (usize, Vec<usize>)> = BTreeMap::new();
+    for (i, e) in ev.iter().enumerate() {
+        if let (true, Some(c)) = (e.write, e.cell) {
+            let entry = writes.entry(c).or_insert((usize::MAX, Vec::new()));
+            if e.thread.is_none() {
+                entry.0 = i;
+            } else {
+                entry.1.push(i);
+            }
+        }
+    }
+    let mut count: u64 = 1;
+    for s in &sources {
+        count = count.saturating_mul(s.len() as u64);
+    }
+    for (_, ws) in writes.values() {
+        count = count.saturating_mul((1..=ws.len() as u64).product::<u64>().max(1));
+    }
+    let mut out = Judgement::default();
+    if count > MAX_CANDIDATES {
+        out.too_many = true;
+        return Ok(out);
+    }
+    let orders: Vec<Vec<Vec<usize>>> = writes
+        .values()
+        .map(|(init, ws)| {
+            permutations(ws)
+                .into_iter()
+                .map(|p| std::iter::once(*init).chain(p).collect())
+                .collect()
+        })
+        .collect();
+    let mut rf_pick = vec![0usize; reads.len()];
+    loop {
+        let rf = Matrix::from_pairs(
+            n,
+            reads
+                .iter()
+                .zip(&rf_pick)
+                .enumerate()
+                .map(|(k, (&r, &p))| (sources[k][p], r)),
+        );
+        let mut co_pick = vec![0usize; orders.len()];
+        loop {
+            let mut co = Matrix::new(n);
+            let mut finals = init.to_vec();
+            for (k, o) in orders.iter().enumerate() {
+                let chain = &o[co_pick[k]];
+                for i in 0..chain.len() {
+                    for j in i + 1..chain.len() {
+                        co.insert(chain[i], chain[j]);
+                    }
+                }
+                let last = &ev[*chain.last().expect("init write")];
+                finals[last.cell.expect("a write has a cell") as usize] = last.value;
+            }
+            let mut a = alg.clone();
+            a.rels.insert("rf".into(), rf.clone());
+            a.rels.insert("co".into(), co);
+            let results = interp::run(&model.cat, &mut a)?;
+            if results.iter().all(|c| c.flag || c.holds) {
+                for c in results.iter().filter(|c| c.flag && c.holds) {
+                    out.flags.insert(c.name.clone());
+                }
+                out.written
+                    .extend(ev.iter().filter(|e| e.write).map(|e| e.value));
+                out.finals.insert(finals);
+            }
+            if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
+                break;
+            }
+        }
+        if !advance(&mut rf_pick, sources.iter().map(Vec::len)) {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Odometer step over digits with the given radices; false after the last.
+fn advance(digits: &mut [usize], radix: impl Iterator<Item = usize>) -> bool {
+    for (d, r) in digits.iter_mut().zip(radix) {
+        *d += 1;
+        if *d < r {
+            return true;
+        }
+        *d = 0;
+    }
+    false
+}
+
+fn permutations(xs: &[usize]) -> Vec<Vec<usize>> {
+    if xs.len() <= 1 {
+        return vec![xs.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..xs.len() {
+        let mut rest = xs.to_vec();
+        let x = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, x);
+            out.push(p);
+        }
+    }
+    out
+}

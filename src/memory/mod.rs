@@ -1,0 +1,114 @@
+//! The memory-model axis: which values reads may return, as a cat model says.
+//!
+//! Sequentially consistent memory (`sc`, the default) is built into both engines and is not
+//! routed through here. Any other model is a cat file ([`crate::cat`]): an engine runs the
+//! SIMT-Step rules of the execution model with reads returning guessed values and records,
+//! per thread, the memory events it performed ([`Access`]); [`judge`] turns a finished run
+//! into candidate executions (every reads-from and coherence order that matches the guessed
+//! values), evaluates the cat model on each, and returns the final memories of the
+//! consistent ones. The base sets and relations a model may name: docs/memory-models.md.
+
+pub mod execution;
+
+pub use execution::{judge, Access, Judgement, What};
+
+use crate::cat;
+use std::path::{Path, PathBuf};
+
+/// A memory model other than the built-in SC: a parsed cat file.
+#[derive(Clone, Debug)]
+pub struct MemoryModel {
+    /// As the user named it (`vulkan`, `models/my.cat`).
+    pub name: String,
+    pub cat: cat::Model,
+    /// Does the model read `sched` (the SIMT-Step schedule)? Only then do executions that
+    /// differ only in the order of independent steps have to be told apart.
+    pub uses_sched: bool,
+}
+
+/// Why a memory model could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryModelError {
+    #[error("{0}")]
+    Cat(String),
+    #[error("unknown memory model `{0}`: expected sc, vulkan, sc.cat or a path to a .cat file")]
+    Unknown(String),
+}
+
+const STDLIB: &str = include_str!("../../encodings/memory/stdlib.cat");
+
+/// Built-in names and the bundled file each stands for (`sc` is the native SC: `None`).
+const NAMES: &[(&str, Option<&str>)] = &[("sc", None), ("vulkan", Some("vulkan.cat"))];
+
+impl MemoryModel {
+    /// Resolves `--memory-model`: `sc` (native, `Ok(None)`), a bundled name or file
+    /// (`vulkan`, `sc.cat`), or a path to a cat file.
+    pub fn resolve(spec: &str) -> Result<Option<MemoryModel>, MemoryModelError> {
+        if let Some((_, file)) = NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(spec)) {
+            return match file {
+                None => Ok(None),
+                Some(f) => Self::bundled(spec, f).map(Some),
+            };
+        }
+        let path = Path::new(spec);
+        if path.is_file() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| MemoryModelError::Cat(format!("{spec}: cannot read: {e}")))?;
+            return Self::from_text(spec, path, &text).map(Some);
+        }
+        if cat::bundled(spec).is_some() {
+            return Self::bundled(spec, spec).map(Some);
+        }
+        Err(MemoryModelError::Unknown(spec.to_string()))
+    }
+
+    fn bundled(name: &str, file: &str) -> Result<MemoryModel, MemoryModelError> {
+        let text = cat::bundled(file).ok_or_else(|| MemoryModelError::Unknown(name.into()))?;
+        Self::from_text(name, Path::new(file), text)
+    }
+
+    /// Parses a model from its text; `path` anchors its includes.
+    pub fn from_text(name: &str, path: &Path, text: &str) -> Result<MemoryModel, MemoryModelError> {
+        let search: Vec<PathBuf> = Vec::new();
+        let mut model = cat::parse(path, text, &search)
+            .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
+        // herd's predefined names (fr, po-loc, rfe, ...) come first, as in herd.
+        let stdlib = cat::parse(Path::new("stdlib.cat"), STDLIB, &search)
+            .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
+        model.stmts.insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
+        let uses_sched = mentions(&model, "sched");
+        Ok(MemoryModel {
+            name: name.to_string(),
+            cat: model,
+            uses_sched,
+        })
+    }
+}
+
+/// Does the model (or anything it includes) name `base`?
+fn mentions(m: &cat::Model, base: &str) -> bool {
+    use cat::ast::{Expr, Stmt};
+    fn expr(e: &Expr, base: &str) -> bool {
+        match e {
+            Expr::Empty => false,
+            Expr::Name(n, _) => n == base,
+            Expr::App(f, args, _) => f == base || args.iter().any(|a| expr(a, base)),
+            Expr::Bracket(a)
+            | Expr::Compl(a)
+            | Expr::Inverse(a)
+            | Expr::Plus(a)
+            | Expr::Star(a)
+            | Expr::Opt(a) => expr(a, base),
+            Expr::Union(a, b)
+            | Expr::Inter(a, b)
+            | Expr::Diff(a, b)
+            | Expr::Seq(a, b)
+            | Expr::Cartesian(a, b) => expr(a, base) || expr(b, base),
+        }
+    }
+    m.stmts.iter().any(|s| match s {
+        Stmt::Let(bs) | Stmt::LetRec(bs) => bs.iter().any(|b| expr(&b.body, base)),
+        Stmt::Check(c) => expr(&c.expr, base),
+        Stmt::Include(i) => mentions(i, base),
+    })
+}
