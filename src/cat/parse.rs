@@ -284,6 +284,8 @@ impl<'a> Parser<'a> {
         let start = self.span();
         let word = match self.peek() {
             Tok::Ident(w) => w.clone(),
+            // `~empty e`: a negated axiom.
+            Tok::Sym("~") => "acyclic".to_string(),
             _ => {
                 return Err(self.err(
                     start,
@@ -312,7 +314,7 @@ impl<'a> Parser<'a> {
                 Ok(Some(if rec { Stmt::LetRec(bs) } else { Stmt::Let(bs) }))
             }
             "acyclic" | "irreflexive" | "empty" | "flag" => {
-                let flag = word == "flag";
+                let flag = self.is_kw("flag");
                 if flag {
                     self.bump();
                 }
