@@ -16,6 +16,7 @@
 pub mod budget;
 pub mod cat;
 pub mod diag;
+pub mod dialect;
 pub mod engine;
 pub mod eval;
 pub mod gen;
@@ -47,6 +48,13 @@ pub fn load_limited(
 ) -> Result<syntax::ast::Test, syntax::Diagnostics> {
     match shader::Language::of(path) {
         Some(_) => shader::load(path, launch, max_bytes),
-        None => syntax::parse_file_limited(path, max_bytes),
+        None => {
+            let bytes = input::read(path, max_bytes)?;
+            let name = input::display_name(path);
+            match dialect::sniff(&bytes) {
+                Some("vulkan") => dialect::vulkan::parse(&name, &bytes),
+                _ => syntax::parse(&name, &bytes),
+            }
+        }
     }
 }

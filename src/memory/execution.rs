@@ -49,6 +49,13 @@ pub struct Judgement {
     pub too_many: bool,
 }
 
+/// Tag names that are empty sets when no event carries them (so a model may test them).
+pub const KNOWN_TAGS: &[&str] = &[
+    "A", "RLX", "ACQ", "REL", "SC", "SG", "WG", "QF", "DV", "CTA", "GPU", "SYS", "SC0", "SC1",
+    "SC2", "SC3", "SEMSC0", "SEMSC1", "SEMSC2", "SEMSC3", "AV", "VIS", "SEMAV", "SEMVIS",
+    "NONPRIV", "AVDEVICE", "VISDEVICE",
+];
+
 /// Candidate executions tried per run before giving up (the verdict is then `unknown`).
 pub const MAX_CANDIDATES: u64 = 1 << 20;
 
@@ -150,8 +157,16 @@ pub fn judge(
     alg.sets.insert("W".into(), set(&|e| e.write));
     alg.sets.insert("M".into(), set(&|e| e.read || e.write));
     alg.sets.insert("IW".into(), set(&|e| e.thread.is_none()));
-    alg.sets.insert("F".into(), set(&|e| what(e) == Some(What::Fence)));
-    alg.sets.insert("CBAR".into(), set(&|e| what(e) == Some(What::Barrier)));
+    let has = |e: &Event, tag: &str| instr_of(e).is_some_and(|i| i.tags.iter().any(|t| t == tag));
+    // Control barriers: the execution's barriers, and instructions tagged `CBAR` (a dialect's
+    // barriers that meet by name rather than by position, e.g. VULKAN's `cbar 1`).
+    let cbar = |e: &Event| what(e) == Some(What::Barrier) || has(e, "CBAR");
+    // Fences: memory barriers, and control barriers with memory semantics.
+    let fence = |e: &Event| {
+        what(e) == Some(What::Fence) || (cbar(e) && (has(e, "ACQ") || has(e, "REL")))
+    };
+    alg.sets.insert("F".into(), set(&fence));
+    alg.sets.insert("CBAR".into(), set(&cbar));
     alg.sets.insert("SGOP".into(), set(&|e| what(e) == Some(What::SgOp)));
     alg.sets.insert(
         "RMW".into(),
@@ -163,10 +178,18 @@ pub fn judge(
             tags.extend(i.tags.iter().map(String::as_str));
         }
     }
-    for tag in tags {
-        let s = set(&|e| instr_of(e).is_some_and(|i| i.tags.iter().any(|t| t == tag)));
-        alg.sets.insert(tag.to_string(), s);
+    // Tag names a model may test although no event carries them here: empty, not unknown.
+    for tag in KNOWN_TAGS {
+        alg.sets.entry(tag.to_string()).or_insert_with(|| Bits::new(n));
     }
+    for tag in tags.iter().filter(|t| !t.starts_with('#')) {
+        if !matches!(*tag, "CBAR" | "F") {
+            alg.sets.insert(tag.to_string(), set(&|e| has(e, tag)));
+        }
+    }
+    // Dartagnan's name for atomic accesses.
+    let atomic = alg.sets["A"].clone();
+    alg.sets.insert("ATOM".into(), atomic);
     // Relations fixed by the run.
     let rel = |f: &dyn Fn(usize, usize) -> bool| {
         let mut m = Matrix::new(n);
@@ -204,15 +227,23 @@ pub fn judge(
         Some(Op::WorkgroupBarrier) => lay.workgroup,
         _ => lay.subgroup,
     };
+    // A `#name` tag names an instance explicitly (VULKAN's `cbar 1`): same name, same instance.
+    let named = |e: &Event| {
+        instr_of(e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned())
+    };
     let sinst = rel(&|a, b| {
         let (x, y) = (&ev[a], &ev[b]);
         match (x.thread, y.thread, &x.acc, &y.acc) {
-            (Some(s), Some(t), Some(p), Some(q)) => {
-                s != t
-                    && (p.block, p.instr) == (q.block, q.instr)
-                    && s / group_size(x) == t / group_size(y)
-                    && (x.read, x.write) == (y.read, y.write)
-            }
+            (Some(s), Some(t), Some(p), Some(q)) if s != t => match (named(x), named(y)) {
+                // Named instances meet inside one workgroup, as control barriers do.
+                (Some(m), Some(k)) => m == k && s / lay.workgroup == t / lay.workgroup,
+                (None, None) => {
+                    (p.block, p.instr) == (q.block, q.instr)
+                        && s / group_size(x) == t / group_size(y)
+                        && (x.read, x.write) == (y.read, y.write)
+                }
+                _ => false,
+            },
             _ => false,
         }
     });
@@ -221,9 +252,15 @@ pub fn judge(
             && ev[a].acc.as_ref().is_some_and(|p| p.collective)
             && ev[b].acc.as_ref().is_some_and(|p| p.collective)
     });
-    let scbarinst = rel(&|a, b| sinst.contains(a, b) && what(&ev[a]) == Some(What::Barrier));
+    let scbarinst = rel(&|a, b| sinst.contains(a, b) && cbar(&ev[a]) && cbar(&ev[b]));
     alg.rels.insert("sstep".into(), sstep);
+    // Dartagnan's names: `syncbar` (same control-barrier instance), `vloc` (same variable:
+    // locations are variables here), `ssw` (system-synchronizes-with: host operations, none).
+    alg.rels.insert("syncbar".into(), scbarinst.clone());
     alg.rels.insert("scbarinst".into(), scbarinst);
+    let same_loc = alg.rels["loc"].clone();
+    alg.rels.insert("vloc".into(), same_loc);
+    alg.rels.insert("ssw".into(), Matrix::new(n));
     alg.rels.insert("sinst".into(), sinst);
     if model.uses_sched {
         let step = |e: &Event| e.acc.as_ref().map(|a| a.step);
