@@ -237,9 +237,8 @@ pub fn explore(
     Ok(explore_with(prog, model, opts, Unspecified::Sample, None).0)
 }
 
-/// Under a relaxed memory model reads return guessed values: first the initial values and
-/// the program's literals, then, until nothing new appears, every value a consistent
-/// execution wrote. Values that only a value cycle could produce (thin air) are never
+/// Under a relaxed memory model reads return guessed values: first the initial values, then,
+/// until nothing new appears, every value a consistent execution wrote. Values that only a value cycle could produce (thin air) are never
 /// guessed, as in herd.
 fn explore_relaxed(
     prog: &Program,
@@ -247,8 +246,8 @@ fn explore_relaxed(
     opts: &ExploreOptions,
     mm: &MemoryModel,
 ) -> Exploration {
-    let mut values: BTreeSet<u32> = unspecified_domain(prog).into_iter().collect();
-    values.extend(prog.initial_memory());
+    let mut values: BTreeSet<u32> = prog.initial_memory().into_iter().collect();
+    values.insert(0);
     for round in 0.. {
         let (mut r, written) = {
             let (r, _) = explore_with(
@@ -1234,6 +1233,8 @@ impl<'p> Explorer<'p> {
         at: (BlockId, u32, bool),
     ) {
         let cell = a.cell as usize;
+        // Under a relaxed model memory holds no state (reads guess): restore the cell after.
+        let kept = s.mem[cell];
         if let Some((_, values)) = &self.relaxed {
             // The read returns a guessed value; the memory model judges it when the run ends.
             let guess = |ch: &mut Choices| values[ch.pick(values.len())];
@@ -1306,6 +1307,9 @@ impl<'p> Explorer<'p> {
                 });
             }
             _ => unreachable!("memory ops only"),
+        }
+        if self.relaxed.is_some() {
+            s.mem[cell] = kept;
         }
     }
 
