@@ -11,7 +11,8 @@ use tangle::model::Model;
 use tangle::query::{self, Engine, Options, Verdict};
 
 fn parse(text: &str) -> tangle::cat::Model {
-    tangle::cat::parse(Path::new("t.cat"), text, &[]).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    tangle::cat::parse(Path::new("t.cat"), text, &[])
+        .unwrap_or_else(|d| panic!("{}", d.render(false)))
 }
 
 fn body(text: &str) -> Expr {
@@ -78,7 +79,10 @@ fn star_is_postfix_unless_an_operand_follows() {
         strip(body("let x = W * R")),
         Expr::Cartesian(name("W"), name("R"))
     );
-    assert_eq!(strip(body("let x = po*\nlet y = 0")), Expr::Star(name("po")));
+    assert_eq!(
+        strip(body("let x = po*\nlet y = 0")),
+        Expr::Star(name("po"))
+    );
     assert_eq!(
         strip(body("let x = (po* ; rf)")),
         Expr::Seq(Box::new(Expr::Star(name("po"))), name("rf"))
@@ -100,8 +104,17 @@ fn names_with_dashes_comments_and_a_model_name() {
 fn errors_are_located() {
     let d = tangle::cat::parse(Path::new("m.cat"), "let x = po |\n", &[]).unwrap_err();
     assert_eq!((d.line, d.col), (2, 1));
-    assert!(d.message.contains("expected a set or relation"), "{}", d.message);
-    let d = tangle::cat::parse(Path::new("m.cat"), "let a = po\nprocedure p() = acyclic po end\n", &[]).unwrap_err();
+    assert!(
+        d.message.contains("expected a set or relation"),
+        "{}",
+        d.message
+    );
+    let d = tangle::cat::parse(
+        Path::new("m.cat"),
+        "let a = po\nprocedure p() = acyclic po end\n",
+        &[],
+    )
+    .unwrap_err();
     assert_eq!(d.line, 2);
     assert!(d.message.contains("not supported"), "{}", d.message);
     let d = tangle::cat::parse(Path::new("m.cat"), "include \"nowhere.cat\"", &[]).unwrap_err();

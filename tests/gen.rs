@@ -81,6 +81,7 @@ impl Census {
                 "atomic"
             }
             StmtKind::Barrier(BarrierScope::Subgroup) => "subgroupBarrier",
+            StmtKind::Fence => "fence",
             StmtKind::Barrier(BarrierScope::Workgroup) => {
                 self.nested_barrier |= depth > 0;
                 "barrier"

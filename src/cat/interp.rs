@@ -111,10 +111,7 @@ impl std::fmt::Display for EvalError {
 }
 
 /// Runs `model` over the algebra: every check, axioms and flags, in the file's order.
-pub fn run<A: Algebra>(
-    model: &Model,
-    alg: &mut A,
-) -> Result<Vec<CheckResult<A::Bool>>, EvalError> {
+pub fn run<A: Algebra>(model: &Model, alg: &mut A) -> Result<Vec<CheckResult<A::Bool>>, EvalError> {
     let mut env: Env<A> = Vec::new();
     let mut out = Vec::new();
     run_in(model, alg, &mut env, &mut out)?;
@@ -220,7 +217,10 @@ fn letrec<A: Algebra>(
             return Err(EvalError {
                 file: file.into(),
                 span: bs[0].span,
-                message: format!("`let rec {}` does not converge (is it monotone?)", bs[0].name),
+                message: format!(
+                    "`let rec {}` does not converge (is it monotone?)",
+                    bs[0].name
+                ),
             });
         }
     }
@@ -245,7 +245,10 @@ fn same<A: Algebra>(alg: &mut A, a: &Val<A>, b: &Val<A>) -> Option<bool> {
 }
 
 fn lookup<A: Algebra>(env: &Env<A>, name: &str) -> Option<Val<A>> {
-    env.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    env.iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
 }
 
 fn span_of(e: &Expr) -> Span {

@@ -18,8 +18,14 @@ pub use parse::parse;
 /// The bundled cat files, by file name (also the targets of `include "..."`).
 const BUNDLED: &[(&str, &str)] = &[
     ("sc.cat", include_str!("../../encodings/memory/sc.cat")),
-    ("vulkan.cat", include_str!("../../encodings/memory/vulkan.cat")),
-    ("stdlib.cat", include_str!("../../encodings/memory/stdlib.cat")),
+    (
+        "vulkan.cat",
+        include_str!("../../encodings/memory/vulkan.cat"),
+    ),
+    (
+        "stdlib.cat",
+        include_str!("../../encodings/memory/stdlib.cat"),
+    ),
 ];
 
 /// The text of a bundled cat file.

@@ -118,8 +118,7 @@ fn lex(file: &str, text: &str) -> Result<Vec<Token>, Diagnostic> {
                 && (b[i].is_ascii_alphanumeric()
                     || b[i] == b'_'
                     || b[i] == b'.'
-                    || (b[i] == b'-'
-                        && b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric())))
+                    || (b[i] == b'-' && b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric())))
             {
                 adv!(1);
             }

@@ -17,7 +17,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::syntax::ast::{
-    self, Condition, Expr, ExprKind, Global, Operand, Prop, Quantifier, Stmt, StmtKind, Test,
+    Condition, Expr, ExprKind, Global, Operand, Prop, Quantifier, Stmt, StmtKind, Test,
 };
 use crate::vocab::{AtomicOp, BinOp, Builtin};
 use std::collections::BTreeMap;
@@ -98,11 +98,18 @@ fn read(r: &mut Reader) -> Option<Test> {
     let mut pos = 0;
     let header_end = text.find('\n').unwrap_or(text.len());
     let header = &text[..header_end];
-    let name = header.split_whitespace().nth(1).unwrap_or("test").to_string();
+    let name = header
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("test")
+        .to_string();
     pos = pos.max(header_end);
     // Descriptions, up to `{`.
     let Some(open) = text[pos..].find('{').map(|i| i + pos) else {
-        r.err(span_at(text, pos, 1), "expected `{` opening the initial values");
+        r.err(
+            span_at(text, pos, 1),
+            "expected `{` opening the initial values",
+        );
         return None;
     };
     let description = text[pos..open]
@@ -127,15 +134,24 @@ fn read(r: &mut Reader) -> Option<Test> {
         }
         let sp = span_at(text, start, item.len());
         if item.contains(" aliases ") {
-            r.err(sp, "aliased locations (`y aliases x`) are not supported yet");
+            r.err(
+                sp,
+                "aliased locations (`y aliases x`) are not supported yet",
+            );
             continue;
         }
         let Some((lhs, rhs)) = item.split_once('=') else {
-            r.err(sp, format!("expected `name=value` in the initial values, found `{item}`"));
+            r.err(
+                sp,
+                format!("expected `name=value` in the initial values, found `{item}`"),
+            );
             continue;
         };
         let Ok(v) = parse_int(rhs.trim()) else {
-            r.err(sp, format!("expected a number after `=`, found `{}`", rhs.trim()));
+            r.err(
+                sp,
+                format!("expected a number after `=`, found `{}`", rhs.trim()),
+            );
             continue;
         };
         let lhs = lhs.trim();
@@ -192,7 +208,10 @@ fn read(r: &mut Reader) -> Option<Test> {
         rows.push(cells);
     }
     if rows.is_empty() {
-        r.err(span_at(text, body_start, 1), "expected the thread table (`P0@sg 0, wg 0, qf 0 | ...;`)");
+        r.err(
+            span_at(text, body_start, 1),
+            "expected the thread table (`P0@sg 0, wg 0, qf 0 | ...;`)",
+        );
         return None;
     }
     // Thread placements.
@@ -202,7 +221,10 @@ fn read(r: &mut Reader) -> Option<Test> {
         match placement(h.s) {
             Some((t, p)) if t as usize == k => places.push(p),
             _ => {
-                r.err(h.span, format!("expected `P{k}@sg N, wg N, qf N`, found `{}`", h.s));
+                r.err(
+                    h.span,
+                    format!("expected `P{k}@sg N, wg N, qf N`, found `{}`", h.s),
+                );
                 return None;
             }
         }
@@ -213,7 +235,10 @@ fn read(r: &mut Reader) -> Option<Test> {
     let mut registers: Vec<Vec<String>> = vec![Vec::new(); n];
     for row in &rows {
         if row.len() > n {
-            r.err(row[n].span, format!("this row has more than the {n} columns of the thread table"));
+            r.err(
+                row[n].span,
+                format!("this row has more than the {n} columns of the thread table"),
+            );
             continue;
         }
         for (t, cell) in row.iter().enumerate() {
@@ -256,8 +281,12 @@ fn read(r: &mut Reader) -> Option<Test> {
     let workgroup = sg_size * sg_per_wg;
     let queue_family = workgroup * wg_per_qf;
     let threads = queue_family * qfs;
-    if threads > crate::syntax::limits::MAX_THREADS || sg_size > crate::syntax::limits::MAX_SUBGROUP {
-        r.err(heads[0].span, "the placement needs more invocations than tangle runs");
+    if threads > crate::syntax::limits::MAX_THREADS || sg_size > crate::syntax::limits::MAX_SUBGROUP
+    {
+        r.err(
+            heads[0].span,
+            "the placement needs more invocations than tangle runs",
+        );
         return None;
     }
     let tid_of: Vec<u32> = places
@@ -272,7 +301,13 @@ fn read(r: &mut Reader) -> Option<Test> {
         let mut body = Vec::new();
         for (rt, reg, v, sp) in &reg_init {
             if *rt as usize == t {
-                body.push(stmt(StmtKind::Assign { reg: reg.clone(), value: lit(*v, *sp) }, *sp));
+                body.push(stmt(
+                    StmtKind::Assign {
+                        reg: reg.clone(),
+                        value: lit(*v, *sp),
+                    },
+                    *sp,
+                ));
             }
         }
         body.extend(structure(r, &code[t])?);
@@ -280,13 +315,20 @@ fn read(r: &mut Reader) -> Option<Test> {
         let cond = Expr {
             kind: ExprKind::Binary(
                 BinOp::Eq,
-                Box::new(Expr { kind: ExprKind::Builtin(Builtin::Tid), span: sp }),
+                Box::new(Expr {
+                    kind: ExprKind::Builtin(Builtin::Tid),
+                    span: sp,
+                }),
                 Box::new(lit(tid_of[t], sp)),
             ),
             span: sp,
         };
         chain = vec![stmt(
-            StmtKind::If { cond, then_body: body, else_body: chain },
+            StmtKind::If {
+                cond,
+                then_body: body,
+                else_body: chain,
+            },
             sp,
         )];
     }
@@ -294,7 +336,12 @@ fn read(r: &mut Reader) -> Option<Test> {
     let prop = rename_threads(prop, &tid_of);
     let globals = globals
         .into_iter()
-        .map(|(name, v)| Global { name, len: None, init: vec![v], span: Span::default() })
+        .map(|(name, v)| Global {
+            name,
+            len: None,
+            init: vec![v],
+            span: Span::default(),
+        })
         .collect();
     Some(Test {
         file: r.file.to_string(),
@@ -306,7 +353,11 @@ fn read(r: &mut Reader) -> Option<Test> {
         workgroup,
         globals,
         kernel: chain,
-        condition: Condition { quantifier, prop, span: span_at(text, cond_at, 1) },
+        condition: Condition {
+            quantifier,
+            prop,
+            span: span_at(text, cond_at, 1),
+        },
         expect: Vec::new(),
         observe: Vec::new(),
         condition_label: None,
@@ -315,11 +366,18 @@ fn read(r: &mut Reader) -> Option<Test> {
 }
 
 fn stmt(kind: StmtKind, span: Span) -> Stmt {
-    Stmt { kind, span, tags: Vec::new() }
+    Stmt {
+        kind,
+        span,
+        tags: Vec::new(),
+    }
 }
 
 fn lit(v: u32, span: Span) -> Expr {
-    Expr { kind: ExprKind::Lit(v), span }
+    Expr {
+        kind: ExprKind::Lit(v),
+        span,
+    }
 }
 
 fn parse_int(s: &str) -> Result<u32, ()> {
@@ -337,7 +395,8 @@ fn find_word(hay: &str, w: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(i) = hay[from..].find(w) {
         let at = from + i;
-        let before_ok = at == 0 || !hay[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '~');
+        let before_ok =
+            at == 0 || !hay[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '~');
         let after = hay[at + w.len()..].chars().next();
         if before_ok && !after.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             return Some(at);
@@ -419,7 +478,11 @@ fn instruction(
         return Some(Ins::Label(label.trim().to_string()));
     }
     let (head, args) = s.split_once(char::is_whitespace).unwrap_or((s, ""));
-    let args: Vec<&str> = args.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+    let args: Vec<&str> = args
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect();
     let mut mods = head.split('.');
     let op = mods.next().unwrap_or("");
     let mods: Vec<&str> = mods.collect();
@@ -431,7 +494,10 @@ fn instruction(
             if !registers.iter().any(|x| x == a) {
                 registers.push(a.to_string());
             }
-            return Some(Expr { kind: ExprKind::Reg(a.to_string()), span: sp });
+            return Some(Expr {
+                kind: ExprKind::Reg(a.to_string()),
+                span: sp,
+            });
         }
         r.err(sp, format!("expected a number or a register, found `{a}`"));
         None
@@ -468,7 +534,9 @@ fn instruction(
     };
     let implied_nonpriv = |tags: &mut Vec<String>| {
         // Atomics and availability/visibility operations are non-private (Vulkan spec).
-        if tags.iter().any(|t| matches!(t.as_str(), "ATOM" | "AV" | "VIS"))
+        if tags
+            .iter()
+            .any(|t| matches!(t.as_str(), "ATOM" | "AV" | "VIS"))
             && !tags.iter().any(|t| t == "NONPRIV")
         {
             tags.push("NONPRIV".into());
@@ -488,10 +556,14 @@ fn instruction(
             }
             implied_nonpriv(&mut tags);
             let reg = args[0].to_string();
-            if !registers.iter().any(|x| *x == reg) {
+            if !registers.contains(&reg) {
                 registers.push(reg.clone());
             }
-            StmtKind::Load { reg, global: global(r, args[1])?, index: None }
+            StmtKind::Load {
+                reg,
+                global: global(r, args[1])?,
+                index: None,
+            }
         }
         "st" => {
             if bad_mods(r, &extra) || !want(r, 2, "st x, v") {
@@ -524,7 +596,7 @@ fn instruction(
             }
             implied_nonpriv(&mut tags);
             let reg = args[0].to_string();
-            if !registers.iter().any(|x| *x == reg) {
+            if !registers.contains(&reg) {
                 registers.push(reg.clone());
             }
             StmtKind::Atomic {
@@ -543,7 +615,10 @@ fn instruction(
         }
         "cbar" => {
             if args.len() > 1 {
-                r.err(sp, "barriers with a quorum (`cbar id, n, m`) are not supported yet");
+                r.err(
+                    sp,
+                    "barriers with a quorum (`cbar id, n, m`) are not supported yet",
+                );
                 return None;
             }
             if bad_mods(r, &extra) || !want(r, 1, "cbar.sem.scope id") {
@@ -588,7 +663,7 @@ fn instruction(
                 return None;
             }
             let reg = args[0].to_string();
-            if !registers.iter().any(|x| *x == reg) {
+            if !registers.contains(&reg) {
                 registers.push(reg.clone());
             }
             let a = value(r, args[1], registers)?;
@@ -603,7 +678,10 @@ fn instruction(
                     "or" => BinOp::BitOr,
                     _ => BinOp::BitXor,
                 };
-                Expr { kind: ExprKind::Binary(bop, Box::new(a), Box::new(b)), span: sp }
+                Expr {
+                    kind: ExprKind::Binary(bop, Box::new(a), Box::new(b)),
+                    span: sp,
+                }
             };
             StmtKind::Assign { reg, value: v }
         }
@@ -612,7 +690,11 @@ fn instruction(
             return None;
         }
     };
-    Some(Ins::Stmt(Stmt { kind, span: sp, tags }))
+    Some(Ins::Stmt(Stmt {
+        kind,
+        span: sp,
+        tags,
+    }))
 }
 
 /// Turns a thread's instructions with forward jumps into structured statements: a jump to a
@@ -630,7 +712,9 @@ fn structure(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
                     .position(|c| matches!(c, Ins::Label(l) if l == label))
                     .map(|k| k + i + 1)
                 else {
-                    let backward = code[..i].iter().any(|c| matches!(c, Ins::Label(l) if l == label));
+                    let backward = code[..i]
+                        .iter()
+                        .any(|c| matches!(c, Ins::Label(l) if l == label));
                     r.err(
                         *sp,
                         if backward {
@@ -654,7 +738,11 @@ fn structure(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
                     span: *sp,
                 };
                 out.push(stmt(
-                    StmtKind::If { cond: run, then_body: inner, else_body: Vec::new() },
+                    StmtKind::If {
+                        cond: run,
+                        then_body: inner,
+                        else_body: Vec::new(),
+                    },
                     *sp,
                 ));
                 i = end;
@@ -682,7 +770,10 @@ fn condition(
     } else if rest.starts_with("forall") {
         (Quantifier::Forall, 6)
     } else {
-        r.err(span_at(text, at, 6), "`filter` conditions are not supported yet");
+        r.err(
+            span_at(text, at, 6),
+            "`filter` conditions are not supported yet",
+        );
         return None;
     };
     let mut toks: Vec<(String, usize)> = Vec::new();
@@ -709,16 +800,29 @@ fn condition(
             i += 1;
         }
         if i == start {
-            r.err(span_at(text, at + i, 1), format!("unexpected `{c}` in the condition"));
+            r.err(
+                span_at(text, at + i, 1),
+                format!("unexpected `{c}` in the condition"),
+            );
             return None;
         }
         toks.push((rest[start..i].to_string(), at + start));
     }
-    let mut p = CondParser { toks, pos: 0, globals, n: places.len() as u32, file_text: text, errs: Vec::new() };
+    let mut p = CondParser {
+        toks,
+        pos: 0,
+        globals,
+        n: places.len() as u32,
+        file_text: text,
+        errs: Vec::new(),
+    };
     let prop = p.or();
     if p.pos < p.toks.len() {
         let (t, o) = p.toks[p.pos].clone();
-        p.errs.push((span_at(text, o, t.len()), format!("unexpected `{t}` after the condition")));
+        p.errs.push((
+            span_at(text, o, t.len()),
+            format!("unexpected `{t}` after the condition"),
+        ));
     }
     for (sp, m) in std::mem::take(&mut p.errs) {
         r.err(sp, m);
@@ -745,7 +849,10 @@ impl CondParser<'_> {
             .get(self.pos)
             .cloned()
             .unwrap_or(("end".into(), self.file_text.len().saturating_sub(1)));
-        self.errs.push((span_at(self.file_text, o, t.len().max(1)), format!("expected {what}, found `{t}`")));
+        self.errs.push((
+            span_at(self.file_text, o, t.len().max(1)),
+            format!("expected {what}, found `{t}`"),
+        ));
         None
     }
     fn or(&mut self) -> Option<Prop> {
@@ -815,27 +922,37 @@ impl CondParser<'_> {
         }
         if self.globals.contains_key(&t) {
             self.pos += 1;
-            return Some(Operand::Mem { global: t, index: 0 });
+            return Some(Operand::Mem {
+                global: t,
+                index: 0,
+            });
         }
-        self.fail("`P<n>:register`, a location or a number").and(None)
+        self.fail("`P<n>:register`, a location or a number")
+            .and(None)
     }
 }
 
 /// The condition names threads by their column (`P1`); the kernel by their invocation id.
 fn rename_threads(p: Prop, tid_of: &[u32]) -> Prop {
     let op = |o: Operand| match o {
-        Operand::Reg { thread, reg } => Operand::Reg { thread: tid_of[thread as usize], reg },
+        Operand::Reg { thread, reg } => Operand::Reg {
+            thread: tid_of[thread as usize],
+            reg,
+        },
         o => o,
     };
     match p {
         Prop::Not(a) => Prop::Not(Box::new(rename_threads(*a, tid_of))),
-        Prop::And(a, b) => Prop::And(Box::new(rename_threads(*a, tid_of)), Box::new(rename_threads(*b, tid_of))),
-        Prop::Or(a, b) => Prop::Or(Box::new(rename_threads(*a, tid_of)), Box::new(rename_threads(*b, tid_of))),
+        Prop::And(a, b) => Prop::And(
+            Box::new(rename_threads(*a, tid_of)),
+            Box::new(rename_threads(*b, tid_of)),
+        ),
+        Prop::Or(a, b) => Prop::Or(
+            Box::new(rename_threads(*a, tid_of)),
+            Box::new(rename_threads(*b, tid_of)),
+        ),
         Prop::Cmp(o, a, b) => Prop::Cmp(o, op(a), op(b)),
         Prop::Truthy(a) => Prop::Truthy(op(a)),
         p => p,
     }
 }
-
-#[allow(dead_code)]
-fn _ast_used(_: ast::Test) {}

@@ -11,10 +11,10 @@
 
 use super::trace::{At, Effect, Step};
 use crate::budget::Budget;
-use crate::memory::{self, Access, MemoryModel, What};
 use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
+use crate::memory::{self, Access, MemoryModel, What};
 use crate::model::Model;
 use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
@@ -1243,7 +1243,15 @@ impl<'p> Explorer<'p> {
                 Op::Load { .. } => {
                     s.mem[cell] = guess(ch);
                     let value = s.mem[cell];
-                    self.record(s, u, at, What::Read { cell: a.cell, value });
+                    self.record(
+                        s,
+                        u,
+                        at,
+                        What::Read {
+                            cell: a.cell,
+                            value,
+                        },
+                    );
                 }
                 Op::Atomic { .. } => {
                     s.mem[cell] = guess(ch);
@@ -1269,7 +1277,15 @@ impl<'p> Explorer<'p> {
                 s.mem[cell] = a.values[0].v;
                 set_mark(&mut s.mem_unspec, a.cell, a.values[0].unspec);
                 let value = a.values[0].v;
-                self.record(s, u, at, What::Write { cell: a.cell, value });
+                self.record(
+                    s,
+                    u,
+                    at,
+                    What::Write {
+                        cell: a.cell,
+                        value,
+                    },
+                );
                 step.effects.push(Effect::Write {
                     thread: u as u32,
                     cell: a.cell,

@@ -55,9 +55,33 @@ pub struct Judgement {
 
 /// Tag names that are empty sets when no event carries them (so a model may test them).
 pub const KNOWN_TAGS: &[&str] = &[
-    "A", "RLX", "ACQ", "REL", "SC", "SG", "WG", "QF", "DV", "CTA", "GPU", "SYS", "SC0", "SC1",
-    "SC2", "SC3", "SEMSC0", "SEMSC1", "SEMSC2", "SEMSC3", "AV", "VIS", "SEMAV", "SEMVIS",
-    "NONPRIV", "AVDEVICE", "VISDEVICE",
+    "A",
+    "RLX",
+    "ACQ",
+    "REL",
+    "SC",
+    "SG",
+    "WG",
+    "QF",
+    "DV",
+    "CTA",
+    "GPU",
+    "SYS",
+    "SC0",
+    "SC1",
+    "SC2",
+    "SC3",
+    "SEMSC0",
+    "SEMSC1",
+    "SEMSC2",
+    "SEMSC3",
+    "AV",
+    "VIS",
+    "SEMAV",
+    "SEMVIS",
+    "NONPRIV",
+    "AVDEVICE",
+    "VISDEVICE",
 ];
 
 /// Candidate executions tried per run before giving up (the verdict is then `unknown`).
@@ -148,7 +172,10 @@ pub fn judge(
     // Sets: structural ones, then one per tag an instruction carries.
     let set = |f: &dyn Fn(&Event) -> bool| {
         let mut b = Bits::new(n);
-        ev.iter().enumerate().filter(|(_, e)| f(e)).for_each(|(i, _)| b.insert(i));
+        ev.iter()
+            .enumerate()
+            .filter(|(_, e)| f(e))
+            .for_each(|(i, _)| b.insert(i));
         b
     };
     let instr_of = |e: &Event| {
@@ -166,12 +193,12 @@ pub fn judge(
     // barriers that meet by name rather than by position, e.g. VULKAN's `cbar 1`).
     let cbar = |e: &Event| what(e) == Some(What::Barrier) || has(e, "CBAR");
     // Fences: memory barriers, and control barriers with memory semantics.
-    let fence = |e: &Event| {
-        what(e) == Some(What::Fence) || (cbar(e) && (has(e, "ACQ") || has(e, "REL")))
-    };
+    let fence =
+        |e: &Event| what(e) == Some(What::Fence) || (cbar(e) && (has(e, "ACQ") || has(e, "REL")));
     alg.sets.insert("F".into(), set(&fence));
     alg.sets.insert("CBAR".into(), set(&cbar));
-    alg.sets.insert("SGOP".into(), set(&|e| what(e) == Some(What::SgOp)));
+    alg.sets
+        .insert("SGOP".into(), set(&|e| what(e) == Some(What::SgOp)));
     alg.sets.insert(
         "RMW".into(),
         set(&|e| matches!(what(e), Some(What::Rmw { .. }))),
@@ -184,7 +211,9 @@ pub fn judge(
     }
     // Tag names a model may test although no event carries them here: empty, not unknown.
     for tag in KNOWN_TAGS {
-        alg.sets.entry(tag.to_string()).or_insert_with(|| Bits::new(n));
+        alg.sets
+            .entry(tag.to_string())
+            .or_insert_with(|| Bits::new(n));
     }
     for tag in tags.iter().filter(|t| !t.starts_with('#')) {
         if !matches!(*tag, "CBAR" | "F") {
@@ -209,13 +238,16 @@ pub fn judge(
     let same_thread = |a: usize, b: usize| ev[a].thread.is_some() && ev[a].thread == ev[b].thread;
     let po = rel(&|a, b| same_thread(a, b) && (ev[a].access, a) < (ev[b].access, b));
     alg.rels.insert("po".into(), po);
-    alg.rels.insert("int".into(), rel(&|a, b| same_thread(a, b)));
-    alg.rels.insert("ext".into(), rel(&|a, b| !same_thread(a, b)));
+    alg.rels
+        .insert("int".into(), rel(&|a, b| same_thread(a, b)));
+    alg.rels
+        .insert("ext".into(), rel(&|a, b| !same_thread(a, b)));
     alg.rels.insert(
         "loc".into(),
         rel(&|a, b| ev[a].cell.is_some() && ev[a].cell == ev[b].cell),
     );
-    alg.rels.insert("rmw".into(), Matrix::from_pairs(n, rmw.iter().copied()));
+    alg.rels
+        .insert("rmw".into(), Matrix::from_pairs(n, rmw.iter().copied()));
     let evr = &ev;
     let level = |size: u32| {
         move |a: usize, b: usize| match (evr[a].thread, evr[b].thread) {
@@ -232,9 +264,8 @@ pub fn judge(
         _ => lay.subgroup,
     };
     // A `#name` tag names an instance explicitly (VULKAN's `cbar 1`): same name, same instance.
-    let named = |e: &Event| {
-        instr_of(e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned())
-    };
+    let named =
+        |e: &Event| instr_of(e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned());
     let sinst = rel(&|a, b| {
         let (x, y) = (&ev[a], &ev[b]);
         match (x.thread, y.thread, &x.acc, &y.acc) {

@@ -70,12 +70,14 @@ impl MemoryModel {
     /// Parses a model from its text; `path` anchors its includes.
     pub fn from_text(name: &str, path: &Path, text: &str) -> Result<MemoryModel, MemoryModelError> {
         let search: Vec<PathBuf> = Vec::new();
-        let mut model = cat::parse(path, text, &search)
-            .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
+        let mut model =
+            cat::parse(path, text, &search).map_err(|d| MemoryModelError::Cat(d.render(false)))?;
         // herd's predefined names (fr, po-loc, rfe, ...) come first, as in herd.
         let stdlib = cat::parse(Path::new("stdlib.cat"), STDLIB, &search)
             .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
-        model.stmts.insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
+        model
+            .stmts
+            .insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
         let uses_sched = mentions(&model, "sched");
         Ok(MemoryModel {
             name: name.to_string(),

@@ -371,10 +371,11 @@ impl<'m> Lowerer<'m, '_> {
 
     fn push(&mut self, kind: StmtKind, at: naga::Span) {
         let span = self.sp(at);
-        self.out
-            .last_mut()
-            .expect("a statement list")
-            .push(Stmt { kind, span, tags: Vec::new() });
+        self.out.last_mut().expect("a statement list").push(Stmt {
+            kind,
+            span,
+            tags: Vec::new(),
+        });
     }
 
     fn frame(&mut self) -> &mut Frame<'m> {

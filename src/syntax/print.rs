@@ -162,7 +162,11 @@ fn clear_stmt(s: &mut Stmt) {
             body.iter_mut().for_each(clear_stmt);
             continuing.iter_mut().for_each(clear_stmt);
         }
-        StmtKind::Barrier(_) | StmtKind::Fence | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
+        StmtKind::Barrier(_)
+        | StmtKind::Fence
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return => {}
     }
 }
 
@@ -530,7 +534,11 @@ fn cond_operand(s: &mut String, o: &Operand, globals: &[Global]) {
 
 /// The litmus words of a statement's memory tags (`A` is implied by the order, so omitted).
 fn tag_words(tags: &[String]) -> Vec<String> {
-    let mut tags: Vec<&str> = tags.iter().map(String::as_str).filter(|t| *t != "A").collect();
+    let mut tags: Vec<&str> = tags
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "A")
+        .collect();
     // `acq_rel` reads back as the two tags it stands for; `seq_cst` as its three.
     if tags.contains(&"SC") {
         tags.retain(|t| !matches!(*t, "ACQ" | "REL"));

@@ -587,7 +587,9 @@ impl Parser<'_> {
                     // Past the values: memory order, scope and tags.
                     p.tag_words(&name, true)?;
                     if !matches!(kind, AtomicKind::Load | AtomicKind::Store)
-                        || p.tags.iter().any(|t| ["RLX", "ACQ", "REL", "SC"].contains(&t.as_str()))
+                        || p.tags
+                            .iter()
+                            .any(|t| ["RLX", "ACQ", "REL", "SC"].contains(&t.as_str()))
                     {
                         p.tags.push("A".into());
                     }
