@@ -235,3 +235,81 @@ fn sched_ties_sc_to_the_execution_model() {
     let coh = cat_model("acyclic po-loc | rf | co | fr as coherence");
     assert_eq!(verdict(&src, "SSO", Some(coh)), Verdict::Allowed);
 }
+
+// ---- Dartagnan's VULKAN dialect under the bundled Vulkan model -----------------------------
+
+/// `tests/data/vulkan/expected.csv` (Dartagnan's format: path,1|0): each file, under the
+/// bundled vulkan.cat, through two execution models.
+#[test]
+fn vulkan_dialect_agrees_with_its_table() {
+    let dir = Path::new("tests/data/vulkan");
+    let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let mut checked = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with("//") && !l.trim().is_empty())
+    {
+        let (file, want) = line.split_once(',').unwrap();
+        let path = dir.join(file);
+        let test = tangle::load(&path, &Default::default())
+            .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
+        for model in ["SSO", "CM"] {
+            let m = Model::by_name(model).unwrap();
+            let mut opts = Options::default().with_engine(Engine::Explore);
+            opts.memory = Some(vulkan.clone());
+            let a = query::analyse(&test, &m, &opts).unwrap();
+            assert_eq!(
+                a.condition_holds,
+                Some(want == "1"),
+                "{file} under {model}: verdict {:?}",
+                a.verdict
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12);
+}
+
+#[test]
+fn vulkan_dialect_under_sc_and_errors() {
+    // Relaxed message passing is forbidden under SC (the built-in default).
+    let test = tangle::load(
+        Path::new("tests/data/vulkan/mp-relaxed.litmus"),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(test.threads, 2);
+    assert_eq!(test.workgroup, 1, "one thread per workgroup");
+    let m = Model::by_name("SSO").unwrap();
+    let a = query::analyse(&test, &m, &Options::default()).unwrap();
+    assert_eq!(a.verdict, Verdict::Forbidden);
+    // A loop (backward jump) is refused at its line, not misread.
+    let src = "VULKAN loop\n{\nx=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n LC00: ;\n ld.atom.dv.sc0 r0, x ;\n bne r0, 1, LC00 ;\nexists (P0:r0 == 1)\n";
+    let d = tangle::dialect::vulkan::parse("l.litmus", src.as_bytes()).unwrap_err();
+    assert_eq!(d.0[0].line, 8);
+    assert!(
+        d.0[0].message.contains("backward jump"),
+        "{}",
+        d.0[0].message
+    );
+    let src = "VULKAN bad\n{\nx=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n ld.atom.bogus.sc0 r0, x ;\nexists (P0:r0 == 1)\n";
+    let d = tangle::dialect::vulkan::parse("b.litmus", src.as_bytes()).unwrap_err();
+    assert_eq!((d.0[0].line, d.0[0].message.contains("bogus")), (6, true));
+}
+
+#[test]
+fn tags_round_trip_through_the_litmus_printer() {
+    let src = "test t\nthreads 2\nglobal x\nkernel {\n  atomicStore(x, 1, release, device);\n  r = atomicLoad(x, acquire, workgroup, semsc0);\n  fence(acq_rel, device);\n  barrier(acq_rel, workgroup);\n}\nexists (0:r == 1)\n";
+    let t = tangle::syntax::parse("t.litmus", src.as_bytes()).unwrap();
+    assert_eq!(t.kernel[0].tags, ["REL", "DV", "A"]);
+    assert_eq!(t.kernel[1].tags, ["ACQ", "WG", "SEMSC0", "A"]);
+    let printed = tangle::syntax::print::to_litmus(&t);
+    let again = tangle::syntax::parse("t.litmus", printed.as_bytes()).unwrap();
+    let tags =
+        |t: &tangle::syntax::ast::Test| t.kernel.iter().map(|s| s.tags.clone()).collect::<Vec<_>>();
+    assert_eq!(tags(&t), tags(&again), "{printed}");
+    let bad = "test t\nthreads 2\nglobal x\nkernel {\n  r = atomicLoad(x, acquirr);\n}\nexists (0:r == 1)\n";
+    let d = tangle::syntax::parse("t.litmus", bad.as_bytes()).unwrap_err();
+    assert!(d.0[0].message.contains("acquirr"), "{}", d.0[0].message);
+}

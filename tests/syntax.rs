@@ -1022,7 +1022,7 @@ fn error_calls() {
         with_body("barrier(1);"),
         6,
         9,
-        "expected `)` after `barrier(`: it takes no arguments",
+        "expected a memory order, scope or tag in `barrier`",
     );
     first_error(
         with_body("subgroupBallotBitCount(q);"),

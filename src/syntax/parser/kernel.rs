@@ -299,7 +299,12 @@ impl Parser<'_> {
             }
             comma_first = true;
             let token = self.peek().clone();
-            let word = token.tok.word().unwrap_or_default().to_string();
+            let word = token.tok.word().map(str::to_string).unwrap_or_else(|| {
+                self.text
+                    .get(token.span.start as usize..token.span.end as usize)
+                    .unwrap_or("?")
+                    .to_string()
+            });
             match crate::vocab::memory_tags(&word) {
                 Some(tags) => {
                     self.bump();
@@ -317,7 +322,7 @@ impl Parser<'_> {
                         format!(
                             "expected a memory order, scope or tag in `{what}` ({}), found `{}`",
                             known.join(", "),
-                            if word.is_empty() { "?" } else { &word }
+                            if word.is_empty() { "the end" } else { &word }
                         ),
                     ));
                 }
