@@ -712,16 +712,9 @@ fn structure(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
                     .position(|c| matches!(c, Ins::Label(l) if l == label))
                     .map(|k| k + i + 1)
                 else {
-                    let backward = code[..i]
-                        .iter()
-                        .any(|c| matches!(c, Ins::Label(l) if l == label));
                     r.err(
                         *sp,
-                        if backward {
-                            format!("a backward jump to `{label}` (a loop) is not supported in VULKAN tests yet")
-                        } else {
-                            format!("no label `{label}:` in this thread")
-                        },
+                        format!("a jump to `{label}` that is not forward to a later label of the same region (a loop, or jumps that do not nest) is not supported in VULKAN tests yet"),
                     );
                     return None;
                 };
