@@ -6,10 +6,11 @@
 //! the consistent ones. The base names given to the model are listed in
 //! docs/memory-models.md; this file is where each is computed.
 
+use super::base::{self, EventInfo, EventKind};
 use super::MemoryModel;
 use crate::cat::concrete::{Bits, Concrete, Matrix};
 use crate::cat::interp::{self, EvalError};
-use crate::ir::{BlockId, Op, Program};
+use crate::ir::{BlockId, Program};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded step of a thread that a memory model can see.
@@ -53,37 +54,6 @@ pub struct Judgement {
     pub too_many: bool,
 }
 
-/// Tag names that are empty sets when no event carries them (so a model may test them).
-pub const KNOWN_TAGS: &[&str] = &[
-    "A",
-    "RLX",
-    "ACQ",
-    "REL",
-    "SC",
-    "SG",
-    "WG",
-    "QF",
-    "DV",
-    "CTA",
-    "GPU",
-    "SYS",
-    "SC0",
-    "SC1",
-    "SC2",
-    "SC3",
-    "SEMSC0",
-    "SEMSC1",
-    "SEMSC2",
-    "SEMSC3",
-    "AV",
-    "VIS",
-    "SEMAV",
-    "SEMVIS",
-    "NONPRIV",
-    "AVDEVICE",
-    "VISDEVICE",
-];
-
 /// Candidate executions tried per run before giving up (the verdict is then `unknown`).
 pub const MAX_CANDIDATES: u64 = 1 << 20;
 
@@ -97,6 +67,25 @@ struct Event {
     /// Index in the thread's access list (RMW halves share it).
     access: usize,
     acc: Option<Access>,
+}
+
+impl Event {
+    fn info(&self) -> EventInfo {
+        let what = self.acc.as_ref().map(|a| a.what);
+        EventInfo {
+            thread: self.thread,
+            at: self.acc.as_ref().map(|a| (a.block, a.instr)),
+            read: self.read,
+            write: self.write,
+            rmw: matches!(what, Some(What::Rmw { .. })),
+            kind: match what {
+                Some(What::Fence) => EventKind::Fence,
+                Some(What::Barrier) => EventKind::Barrier,
+                Some(What::SgOp) => EventKind::SgOp,
+                _ => EventKind::Access,
+            },
+        }
+    }
 }
 
 /// Judges one finished run: `runs[t]` are thread t's accesses in program order.
@@ -164,66 +153,20 @@ pub fn judge(
         }
     }
     let n = ev.len();
-    let lay = &prog.layout;
+    let infos: Vec<EventInfo> = ev.iter().map(|e| e.info()).collect();
     let mut alg = Concrete {
         n,
         ..Default::default()
     };
-    // Sets: structural ones, then one per tag an instruction carries.
-    let set = |f: &dyn Fn(&Event) -> bool| {
+    for (name, members) in base::sets(prog, &infos) {
         let mut b = Bits::new(n);
-        ev.iter()
+        members
+            .iter()
             .enumerate()
-            .filter(|(_, e)| f(e))
+            .filter(|(_, m)| **m)
             .for_each(|(i, _)| b.insert(i));
-        b
-    };
-    let instr_of = |e: &Event| {
-        e.acc
-            .as_ref()
-            .map(|a| &prog.blocks[a.block as usize].instrs[a.instr as usize])
-    };
-    let what = |e: &Event| e.acc.as_ref().map(|a| a.what);
-    alg.sets.insert("R".into(), set(&|e| e.read));
-    alg.sets.insert("W".into(), set(&|e| e.write));
-    alg.sets.insert("M".into(), set(&|e| e.read || e.write));
-    alg.sets.insert("IW".into(), set(&|e| e.thread.is_none()));
-    let has = |e: &Event, tag: &str| instr_of(e).is_some_and(|i| i.tags.iter().any(|t| t == tag));
-    // Control barriers: the execution's barriers, and instructions tagged `CBAR` (a dialect's
-    // barriers that meet by name rather than by position, e.g. VULKAN's `cbar 1`).
-    let cbar = |e: &Event| what(e) == Some(What::Barrier) || has(e, "CBAR");
-    // Fences: memory barriers, and control barriers with memory semantics.
-    let fence =
-        |e: &Event| what(e) == Some(What::Fence) || (cbar(e) && (has(e, "ACQ") || has(e, "REL")));
-    alg.sets.insert("F".into(), set(&fence));
-    alg.sets.insert("CBAR".into(), set(&cbar));
-    alg.sets
-        .insert("SGOP".into(), set(&|e| what(e) == Some(What::SgOp)));
-    alg.sets.insert(
-        "RMW".into(),
-        set(&|e| matches!(what(e), Some(What::Rmw { .. }))),
-    );
-    let mut tags: BTreeSet<&str> = BTreeSet::new();
-    for e in &ev {
-        if let Some(i) = instr_of(e) {
-            tags.extend(i.tags.iter().map(String::as_str));
-        }
+        alg.sets.insert(name, b);
     }
-    // Tag names a model may test although no event carries them here: empty, not unknown.
-    for tag in KNOWN_TAGS {
-        alg.sets
-            .entry(tag.to_string())
-            .or_insert_with(|| Bits::new(n));
-    }
-    for tag in tags.iter().filter(|t| !t.starts_with('#')) {
-        if !matches!(*tag, "CBAR" | "F") {
-            alg.sets.insert(tag.to_string(), set(&|e| has(e, tag)));
-        }
-    }
-    // Dartagnan's name for atomic accesses.
-    let atomic = alg.sets["A"].clone();
-    alg.sets.insert("ATOM".into(), atomic);
-    // Relations fixed by the run.
     let rel = |f: &dyn Fn(usize, usize) -> bool| {
         let mut m = Matrix::new(n);
         for a in 0..n {
@@ -235,68 +178,24 @@ pub fn judge(
         }
         m
     };
+    for name in base::FIXED_RELATIONS {
+        let m = rel(&|a, b| base::fixed(prog, name, &infos[a], &infos[b]));
+        alg.rels.insert(name.to_string(), m);
+    }
+    // Relations fixed by the run: program order along it, locations, RMW pairs.
     let same_thread = |a: usize, b: usize| ev[a].thread.is_some() && ev[a].thread == ev[b].thread;
     let po = rel(&|a, b| same_thread(a, b) && (ev[a].access, a) < (ev[b].access, b));
     alg.rels.insert("po".into(), po);
-    alg.rels
-        .insert("int".into(), rel(&|a, b| same_thread(a, b)));
-    alg.rels
-        .insert("ext".into(), rel(&|a, b| !same_thread(a, b)));
-    alg.rels.insert(
-        "loc".into(),
-        rel(&|a, b| ev[a].cell.is_some() && ev[a].cell == ev[b].cell),
-    );
+    let loc = rel(&|a, b| ev[a].cell.is_some() && ev[a].cell == ev[b].cell);
+    alg.rels.insert("vloc".into(), loc.clone());
+    alg.rels.insert("loc".into(), loc);
     alg.rels
         .insert("rmw".into(), Matrix::from_pairs(n, rmw.iter().copied()));
-    let evr = &ev;
-    let level = |size: u32| {
-        move |a: usize, b: usize| match (evr[a].thread, evr[b].thread) {
-            (Some(x), Some(y)) => x / size == y / size,
-            _ => false,
-        }
-    };
-    alg.rels.insert("ssg".into(), rel(&level(lay.subgroup)));
-    alg.rels.insert("swg".into(), rel(&level(lay.workgroup)));
-    alg.rels.insert("sqf".into(), rel(&level(lay.queue_family)));
-    // SIMT-Step structure: the same dynamic instance of an instruction in other lanes.
-    let group_size = |e: &Event| match instr_of(e).map(|i| &i.op) {
-        Some(Op::WorkgroupBarrier) => lay.workgroup,
-        _ => lay.subgroup,
-    };
-    // A `#name` tag names an instance explicitly (VULKAN's `cbar 1`): same name, same instance.
-    let named =
-        |e: &Event| instr_of(e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned());
-    let sinst = rel(&|a, b| {
-        let (x, y) = (&ev[a], &ev[b]);
-        match (x.thread, y.thread, &x.acc, &y.acc) {
-            (Some(s), Some(t), Some(p), Some(q)) if s != t => match (named(x), named(y)) {
-                // Named instances meet inside one workgroup, as control barriers do.
-                (Some(m), Some(k)) => m == k && s / lay.workgroup == t / lay.workgroup,
-                (None, None) => {
-                    (p.block, p.instr) == (q.block, q.instr)
-                        && s / group_size(x) == t / group_size(y)
-                        && (x.read, x.write) == (y.read, y.write)
-                }
-                _ => false,
-            },
-            _ => false,
-        }
-    });
-    let sstep = rel(&|a, b| {
-        sinst.contains(a, b)
-            && ev[a].acc.as_ref().is_some_and(|p| p.collective)
-            && ev[b].acc.as_ref().is_some_and(|p| p.collective)
-    });
-    let scbarinst = rel(&|a, b| sinst.contains(a, b) && cbar(&ev[a]) && cbar(&ev[b]));
+    // The same instance taken as one collective step.
+    let collective = |e: &Event| e.acc.as_ref().is_some_and(|p| p.collective);
+    let sinst = &alg.rels["sinst"];
+    let sstep = rel(&|a, b| sinst.contains(a, b) && collective(&ev[a]) && collective(&ev[b]));
     alg.rels.insert("sstep".into(), sstep);
-    // Dartagnan's names: `syncbar` (same control-barrier instance), `vloc` (same variable:
-    // locations are variables here), `ssw` (system-synchronizes-with: host operations, none).
-    alg.rels.insert("syncbar".into(), scbarinst.clone());
-    alg.rels.insert("scbarinst".into(), scbarinst);
-    let same_loc = alg.rels["loc"].clone();
-    alg.rels.insert("vloc".into(), same_loc);
-    alg.rels.insert("ssw".into(), Matrix::new(n));
-    alg.rels.insert("sinst".into(), sinst);
     if model.uses_sched {
         let step = |e: &Event| e.acc.as_ref().map(|a| a.step);
         alg.rels.insert(

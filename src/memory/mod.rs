@@ -8,6 +8,7 @@
 //! values), evaluates the cat model on each, and returns the final memories of the
 //! consistent ones. The base sets and relations a model may name: docs/memory-models.md.
 
+pub mod base;
 pub mod execution;
 
 pub use execution::{judge, Access, Judgement, What};

@@ -1,0 +1,184 @@
+//! The base sets and the fixed relations a cat model reads, defined once for both back ends.
+//!
+//! An event is described by what the program says about it ([`EventInfo`]): its thread, its
+//! instruction, whether it reads or writes. Everything here follows from that alone, so the
+//! concrete back end (one candidate execution, [`super::execution`]) and the symbolic one
+//! (the Z3 encoding, where an event exists when its guard holds) compute the same sets and
+//! relations from the same rules. What depends on the execution (`po` along the path taken,
+//! `loc`, `rf`, `co`, `sstep`, `sched`) each back end adds itself, as documented in
+//! docs/memory-models.md.
+
+use crate::ir::{BlockId, Instr, Op, Program};
+use std::collections::BTreeMap;
+
+/// What kind of step an event records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// A read, a write, or one half of a read-modify-write.
+    Access,
+    Fence,
+    Barrier,
+    SgOp,
+}
+
+/// One event as the program describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventInfo {
+    /// `None`: an initial write (no thread performs it).
+    pub thread: Option<u32>,
+    /// The instruction: block instance and index in the block's instruction list.
+    pub at: Option<(BlockId, u32)>,
+    pub read: bool,
+    pub write: bool,
+    /// A half of a read-modify-write.
+    pub rmw: bool,
+    pub kind: EventKind,
+}
+
+/// Tag names that are empty sets when no event carries them (so a model may test them).
+pub const KNOWN_TAGS: &[&str] = &[
+    "A",
+    "RLX",
+    "ACQ",
+    "REL",
+    "SC",
+    "SG",
+    "WG",
+    "QF",
+    "DV",
+    "CTA",
+    "GPU",
+    "SYS",
+    "SC0",
+    "SC1",
+    "SC2",
+    "SC3",
+    "SEMSC0",
+    "SEMSC1",
+    "SEMSC2",
+    "SEMSC3",
+    "AV",
+    "VIS",
+    "SEMAV",
+    "SEMVIS",
+    "NONPRIV",
+    "AVDEVICE",
+    "VISDEVICE",
+];
+
+/// The relations that follow from the events' descriptions alone.
+pub const FIXED_RELATIONS: &[&str] = &[
+    "int",
+    "ext",
+    "ssg",
+    "swg",
+    "sqf",
+    "sinst",
+    "scbarinst",
+    "syncbar",
+    "ssw",
+];
+
+fn instr<'p>(prog: &'p Program, e: &EventInfo) -> Option<&'p Instr> {
+    e.at.map(|(b, i)| &prog.blocks[b as usize].instrs[i as usize])
+}
+
+fn has(prog: &Program, e: &EventInfo, tag: &str) -> bool {
+    instr(prog, e).is_some_and(|i| i.tags.iter().any(|t| t == tag))
+}
+
+/// Control barriers: the execution's barriers, and instructions tagged `CBAR` (a dialect's
+/// barriers that meet by name rather than by position, e.g. VULKAN's `cbar 1`).
+pub fn is_cbar(prog: &Program, e: &EventInfo) -> bool {
+    e.kind == EventKind::Barrier || has(prog, e, "CBAR")
+}
+
+/// Fences: memory barriers, and control barriers with memory semantics.
+pub fn is_fence(prog: &Program, e: &EventInfo) -> bool {
+    e.kind == EventKind::Fence || (is_cbar(prog, e) && (has(prog, e, "ACQ") || has(prog, e, "REL")))
+}
+
+/// Every base set, as a membership vector over `evs`: `R W M IW F CBAR SGOP RMW`, every tag
+/// an instruction carries, the known tags (empty when absent) and `ATOM` (= `A`).
+pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
+    let set = |f: &dyn Fn(&EventInfo) -> bool| evs.iter().map(f).collect::<Vec<bool>>();
+    let mut out = BTreeMap::new();
+    out.insert("R".to_string(), set(&|e| e.read));
+    out.insert("W".to_string(), set(&|e| e.write));
+    out.insert("M".to_string(), set(&|e| e.read || e.write));
+    out.insert("IW".to_string(), set(&|e| e.thread.is_none()));
+    out.insert("F".to_string(), set(&|e| is_fence(prog, e)));
+    out.insert("CBAR".to_string(), set(&|e| is_cbar(prog, e)));
+    out.insert("SGOP".to_string(), set(&|e| e.kind == EventKind::SgOp));
+    out.insert("RMW".to_string(), set(&|e| e.rmw));
+    let mut tags: Vec<&str> = evs
+        .iter()
+        .filter_map(|e| instr(prog, e))
+        .flat_map(|i| i.tags.iter().map(String::as_str))
+        .filter(|t| !t.starts_with('#') && !matches!(*t, "CBAR" | "F"))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    for tag in tags {
+        out.insert(tag.to_string(), set(&|e| has(prog, e, tag)));
+    }
+    for tag in KNOWN_TAGS {
+        out.entry(tag.to_string())
+            .or_insert_with(|| vec![false; evs.len()]);
+    }
+    // Dartagnan's name for atomic accesses.
+    out.insert("ATOM".to_string(), out["A"].clone());
+    out
+}
+
+/// Is `(a, b)` in the fixed relation `name` (one of [`FIXED_RELATIONS`])?
+pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
+    let lay = &prog.layout;
+    let same_thread = a.thread.is_some() && a.thread == b.thread;
+    let level = |size: u32| match (a.thread, b.thread) {
+        (Some(x), Some(y)) => x / size == y / size,
+        _ => false,
+    };
+    match name {
+        "int" => same_thread,
+        "ext" => !same_thread,
+        "ssg" => level(lay.subgroup),
+        "swg" => level(lay.workgroup),
+        "sqf" => level(lay.queue_family),
+        "sinst" => sinst(prog, a, b),
+        "scbarinst" | "syncbar" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
+        // Dartagnan's system-synchronizes-with: host operations, of which there are none.
+        "ssw" => false,
+        _ => unreachable!("not a fixed relation: {name}"),
+    }
+}
+
+/// SIMT-Step structure: the same dynamic instance of an instruction in another lane: same
+/// instruction of the same block instance, same subgroup (a workgroup barrier: workgroup),
+/// same half of a read-modify-write. A `#name` tag names an instance explicitly (VULKAN's
+/// `cbar 1`): same name, same instance, inside one workgroup as control barriers meet.
+pub fn sinst(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
+    let lay = &prog.layout;
+    let (Some(s), Some(t), Some(p), Some(q)) = (a.thread, b.thread, a.at, b.at) else {
+        return false;
+    };
+    if s == t {
+        return false;
+    }
+    let named = |e: &EventInfo| {
+        instr(prog, e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned())
+    };
+    let group_size = |e: &EventInfo| match instr(prog, e).map(|i| &i.op) {
+        Some(Op::WorkgroupBarrier) => lay.workgroup,
+        _ => lay.subgroup,
+    };
+    match (named(a), named(b)) {
+        (Some(m), Some(k)) => m == k && s / lay.workgroup == t / lay.workgroup,
+        (None, None) => {
+            p == q
+                && s / group_size(a) == t / group_size(b)
+                && (a.read, a.write) == (b.read, b.write)
+        }
+        _ => false,
+    }
+}
