@@ -1,6 +1,6 @@
 //! Runs Dartagnan's VULKAN litmus suite unchanged against its published results.
 //!
-//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--model SSO] [--memory-model vulkan]`
+//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--model SSO] [--memory-model vulkan] [--engine explore|smt]`
 //!
 //! Reads `dartagnan/src/test/resources/VULKAN-expected.csv` (path,1|0: 1 when the condition
 //! as written holds) and prints, per file, tangle's answer next to Dartagnan's, then totals:
@@ -28,6 +28,9 @@ struct Args {
     /// Time budget per test in milliseconds.
     #[arg(long, default_value_t = 20_000)]
     timeout: u32,
+    /// The engine: explore (the concrete cat back end) or smt (the symbolic one).
+    #[arg(long, default_value = "explore")]
+    engine: String,
     /// Print only the totals and the files that do not agree.
     #[arg(long)]
     quiet: bool,
@@ -54,7 +57,10 @@ fn main() {
         std::process::exit(2)
     });
     let mut opts = Options::default()
-        .with_engine(Engine::Explore)
+        .with_engine(match args.engine.as_str() {
+            "smt" => Engine::Smt,
+            _ => Engine::Explore,
+        })
         .with_timeout_ms(Some(args.timeout));
     opts.memory = memory;
     let (mut agree, mut differ, mut unknown, mut refused) = (0, 0, 0, 0);

@@ -14,6 +14,8 @@ pub enum UbKind {
     DivisionByZero,
     OutOfBounds,
     BarrierDivergence,
+    /// A consistent execution raises a `flag` of the memory model (`data-race`, ...).
+    MemoryModelFlag,
 }
 
 impl UbKind {
@@ -24,6 +26,7 @@ impl UbKind {
             UbKind::BarrierDivergence => {
                 "workgroup barrier not reached by every thread in the same block instance"
             }
+            UbKind::MemoryModelFlag => "flagged by the memory model",
         }
     }
 }

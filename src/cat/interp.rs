@@ -46,6 +46,12 @@ pub trait Algebra {
     fn fixpoint_rounds(&self) -> usize;
 
     fn acyclic(&mut self, r: &Self::Rel) -> Self::Bool;
+    /// Acyclicity where only its truth matters (an axiom, not negated, not a flag): a back end
+    /// may answer with a condition that implies acyclicity rather than one equivalent to it
+    /// (order clocks instead of a closure).
+    fn acyclic_axiom(&mut self, r: &Self::Rel) -> Self::Bool {
+        self.acyclic(r)
+    }
     fn irreflexive(&mut self, r: &Self::Rel) -> Self::Bool;
     fn is_empty(&mut self, r: &Self::Rel) -> Self::Bool;
     fn set_is_empty(&mut self, s: &Self::Set) -> Self::Bool;
@@ -142,6 +148,9 @@ fn run_in<A: Algebra>(
                     (_, Val::Zero) => alg.truth(true),
                     (CheckKind::Empty, Val::Set(s)) => alg.set_is_empty(&s),
                     (CheckKind::Empty, Val::Rel(r)) => alg.is_empty(&r),
+                    (CheckKind::Acyclic, Val::Rel(r)) if !c.flag && !c.negated => {
+                        alg.acyclic_axiom(&r)
+                    }
                     (CheckKind::Acyclic, Val::Rel(r)) => alg.acyclic(&r),
                     (CheckKind::Irreflexive, Val::Rel(r)) => alg.irreflexive(&r),
                     (k, _) => {

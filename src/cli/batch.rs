@@ -100,11 +100,7 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         Ok(m) => m.map(std::sync::Arc::new),
         Err(e) => return out::error(e),
     };
-    let mut engine = c.engine.engine();
-    if memory.is_some() && engine == tangle::query::Engine::Smt {
-        out::note("the Z3 engine has no cat back end yet: this memory model runs on the explorer");
-        engine = tangle::query::Engine::Explore;
-    }
+    let engine = c.engine.engine();
     let mut opts = Options::default()
         .with_unroll(c.unroll.unroll)
         .with_engine(engine)

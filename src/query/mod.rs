@@ -118,6 +118,7 @@ impl Options {
             max_memory_mib: self.max_memory_mib,
             max_outcomes: self.max_outcomes,
             time_bits: self.time_bits,
+            memory: self.memory.clone(),
         }
     }
     pub fn with_time_bits(mut self, bits: u32) -> Self {
@@ -209,6 +210,18 @@ pub struct UbReport {
     pub kind: crate::eval::UbKind,
     pub description: String,
     pub witness: Vec<TraceStep>,
+}
+
+/// A memory model's flag raised by a consistent execution (herd's `Flag data-race`).
+fn flag_report(name: &str, witness: Vec<TraceStep>) -> UbReport {
+    UbReport {
+        kind: crate::eval::UbKind::MemoryModelFlag,
+        description: format!(
+            "{}: {name}",
+            crate::eval::UbKind::MemoryModelFlag.describe()
+        ),
+        witness,
+    }
 }
 
 /// The answer for one test under one model.
@@ -339,16 +352,6 @@ pub fn analyse_models(
                 })
                 .collect()
         }
-        Engine::Smt if opts.memory.is_some() => models
-            .iter()
-            .map(|m| {
-                let mut a = blank(test, prog, m, opts);
-                a.verdict = Verdict::Unknown(
-                    "the Z3 engine has no cat back end yet: memory models other than sc run on the explorer (--engine explore)".into(),
-                );
-                a
-            })
-            .collect(),
         Engine::Smt => {
             let start = Instant::now();
             let unknown = |why: String| -> Vec<Analysis> {
@@ -453,6 +456,17 @@ fn fill_from_smt(
             witness: render(&steps),
         });
     }
+    for (name, answer) in enc.flags(m) {
+        match answer {
+            Answer::Yes(steps) => a
+                .undefined_behaviour
+                .push(flag_report(&name, render(&steps))),
+            Answer::No => {}
+            Answer::Unknown(r) => why_incomplete.push(format!(
+                "could not decide the memory model's flag `{name}` ({r})"
+            )),
+        }
+    }
     if opts.want_outcomes {
         let o = enc.outcomes(m, opts.max_outcomes);
         a.outcomes = o
@@ -544,6 +558,10 @@ fn fill_from_exploration(
             description: kind.describe().to_string(),
             witness: render(&ex.trace_of(d)),
         });
+    }
+    for (name, st) in &ex.flags {
+        a.undefined_behaviour
+            .push(flag_report(name, render(&ex.trace_to(*st))));
     }
     a.outcomes_listed = true;
     a.outcomes_complete = why_incomplete.is_empty();

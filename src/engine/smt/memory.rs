@@ -236,6 +236,9 @@ impl<'p> Encoding<'p> {
             .find(|(_, g)| cell >= g.base && cell < g.base + g.len)
             .expect("observable cells exist");
         let off = cell - g.base;
+        if self.relaxed.is_some() {
+            return Ok(self.final_cell_relaxed(gi as u32, off));
+        }
         let idx = bv(off);
         let stores: Vec<usize> = self
             .accesses_to(gi as u32, Some(off))

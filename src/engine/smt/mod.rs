@@ -26,9 +26,11 @@
 //!
 //! Architecture invariant: this is the only module that talks to Z3.
 
+mod cat;
 mod decode;
 mod memory;
 mod paths;
+mod relaxed;
 pub mod schema;
 pub mod synth;
 mod terms;
@@ -60,6 +62,8 @@ pub struct SmtOptions {
     pub max_outcomes: usize,
     /// Timestamps as integers (0, the default: difference logic) or bit-vectors of this width.
     pub time_bits: u32,
+    /// A relaxed memory model (cat), judged symbolically; `None`: sequentially consistent.
+    pub memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
 }
 
 impl Default for SmtOptions {
@@ -69,6 +73,7 @@ impl Default for SmtOptions {
             max_memory_mib: Some(crate::budget::DEFAULT_MAX_MEMORY_MIB),
             max_outcomes: 256,
             time_bits: 0,
+            memory: None,
         }
     }
 }
@@ -159,6 +164,8 @@ pub struct Encoding<'p> {
     #[allow(clippy::type_complexity)]
     deferred:
         std::cell::RefCell<Option<(BTreeSet<(Kind, Class)>, HashMap<(u32, BlockId, u32), Time>)>>,
+    /// A relaxed memory model's events, relations and axioms ([`relaxed`]); `None`: SC.
+    relaxed: Option<relaxed::Relaxed>,
 }
 
 /// Runs `f`, turning a failure inside Z3 into an error instead of a crash. Z3 reports
@@ -292,12 +299,16 @@ impl<'p> Encoding<'p> {
             dl: std::cell::OnceCell::new(),
             dl_ok: std::cell::Cell::new(true),
             deferred: std::cell::RefCell::new(None),
+            relaxed: None,
         };
         let budget = enc.building.clone();
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
         let built = (|| {
             let (finals, resolve) = enc.paths(lazy, &budget)?;
-            enc.memory(&budget)?;
+            match &opts.memory {
+                Some(mm) if !template => enc.relaxed(mm.clone(), &budget)?,
+                _ => enc.memory(&budget)?,
+            }
             *enc.deferred.borrow_mut() = Some((used.clone(), resolve));
             enc.workgroup_barriers();
             enc.observe(&finals)?;
@@ -553,6 +564,10 @@ impl<'p> Encoding<'p> {
         let p = Bool::fresh_const("query_prop");
         self.assert(&p.implies(prop));
         let mut a = self.model_lits(m);
+        match self.memory_lits(m, true) {
+            Ok(l) => a.extend(l),
+            Err(why) => return Answer::Unknown(why),
+        }
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
         match self.check(&a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
@@ -581,6 +596,15 @@ impl<'p> Encoding<'p> {
         only_p: bool,
     ) -> SmtOutcomes {
         let mut a = self.model_lits(m);
+        match self.memory_lits(m, true) {
+            Ok(l) => a.extend(l),
+            Err(why) => {
+                return SmtOutcomes {
+                    outcomes: Vec::new(),
+                    incomplete: Some(why),
+                }
+            }
+        }
         a.extend([self.a_noub.clone(), self.a_nocut.clone()]);
         if only_p {
             let p = Bool::fresh_const("query_prop");
@@ -647,6 +671,10 @@ impl<'p> Encoding<'p> {
         let l = Bool::fresh_const("query_outcome");
         self.assert(&l.implies(is));
         let mut a = self.model_lits(m);
+        match self.memory_lits(m, true) {
+            Ok(l) => a.extend(l),
+            Err(why) => return Answer::Unknown(why),
+        }
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
         match self.check(&a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
@@ -663,6 +691,10 @@ impl<'p> Encoding<'p> {
             return Answer::No;
         }
         let mut a = self.model_lits(m);
+        match self.memory_lits(m, false) {
+            Ok(l) => a.extend(l),
+            Err(why) => return Answer::Unknown(why),
+        }
         a.push(self.a_cut.clone());
         match self.check(&a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
@@ -671,11 +703,44 @@ impl<'p> Encoding<'p> {
         }
     }
 
+    /// The memory model's flags a consistent complete execution under `m` raises, with
+    /// witnesses (none under SC).
+    pub fn flags(&self, m: &Model) -> Vec<(String, Answer<Vec<Step>>)> {
+        let Some(r) = &self.relaxed else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (name, holds) in &r.flags {
+            let mut a = self.model_lits(m);
+            match self.memory_lits(m, true) {
+                Ok(l) => a.extend(l),
+                Err(why) => {
+                    out.push((name.clone(), Answer::Unknown(why)));
+                    continue;
+                }
+            }
+            let l = Bool::fresh_const("query_flag");
+            self.assert(&l.implies(holds));
+            a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
+            let answer = match self.check(&a) {
+                Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
+                Answer::No => Answer::No,
+                Answer::Unknown(why) => Answer::Unknown(why),
+            };
+            out.push((name.clone(), answer));
+        }
+        out
+    }
+
     /// Which kinds of undefined behaviour complete executions under `m` reach, with witnesses.
     pub fn undefined_behaviour(&self, m: &Model) -> Vec<(UbKind, Vec<Step>)> {
         let mut out = Vec::new();
         for (k, l) in &self.ub_lits {
             let mut a = self.model_lits(m);
+            match self.memory_lits(m, false) {
+                Ok(lits) => a.extend(lits),
+                Err(_) => return out,
+            }
             a.extend([self.a_nocut.clone(), l.clone()]);
             if let Answer::Yes(model) = self.check(&a) {
                 out.push((*k, self.decode(&model, m)));

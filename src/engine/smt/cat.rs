@@ -1,0 +1,345 @@
+//! The symbolic cat back end: sets and relations as Boolean terms over the unrolled program's
+//! events, for [`crate::cat::interp`] (the same interpreter the concrete back end runs).
+//!
+//! A set is one term per event (is it in the set?); a relation is a sparse map from event
+//! pairs to terms, a missing pair being `false`. Base names are built by [`super::relaxed`]
+//! already conjoined with the events' guards (an event that does not happen is in nothing),
+//! and every operation folds constants, so what the static analysis rules out (pairs of
+//! events that can never relate: other threads' program order, accesses to different cells)
+//! never becomes a term. Transitive closure is bounded squaring with a fresh name per entry
+//! and round (terms stay small); acyclicity of an axiom is an order clock per event (each
+//! edge raises the clock), and elsewhere irreflexivity of the closure, which is exact in
+//! both polarities. `TANGLE_CAT_ACYCLIC=closure` uses the closure for axioms too, to measure
+//! the two (docs/benchmarks.md).
+
+use super::terms::{and, implies, konst, not, or};
+use crate::budget::{Budget, Exhausted};
+use crate::cat::interp::{Algebra, Val};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use z3::ast::{Bool, Int};
+
+/// One term per event.
+pub(super) type Set = Rc<Vec<Bool>>;
+/// Event pairs that may relate, with the condition under which they do.
+pub(super) type Rel = Rc<BTreeMap<(u32, u32), Bool>>;
+
+pub(super) struct Sym {
+    pub n: usize,
+    /// Each event happens when its guard holds (`_`, the universe).
+    pub guard: Vec<Bool>,
+    pub sets: HashMap<String, Set>,
+    pub rels: HashMap<String, Rel>,
+    /// Definitions of the fresh names (closure entries, order clocks): asserted as they are.
+    pub side: Vec<Bool>,
+    pub budget: Budget,
+    /// Set when the budget ran out: from then on every operation gives an empty result, and
+    /// the caller reports the reason instead of the model's verdict.
+    pub exhausted: Option<Exhausted>,
+    /// Acyclicity of axioms by closure rather than order clocks.
+    pub closure_only: bool,
+    fresh: usize,
+}
+
+impl Sym {
+    pub(super) fn new(n: usize, guard: Vec<Bool>, budget: Budget) -> Sym {
+        Sym {
+            n,
+            guard,
+            sets: HashMap::new(),
+            rels: HashMap::new(),
+            side: Vec::new(),
+            budget,
+            exhausted: None,
+            closure_only: std::env::var("TANGLE_CAT_ACYCLIC").is_ok_and(|v| v == "closure"),
+            fresh: 0,
+        }
+    }
+
+    /// Is the budget spent? Checked once per row of the quadratic and cubic operations.
+    fn spent(&mut self) -> bool {
+        if self.exhausted.is_none() {
+            if let Err(e) = self.budget.check("encoding the memory model") {
+                self.exhausted = Some(e);
+            }
+        }
+        self.exhausted.is_some()
+    }
+
+    /// `t`, or a fresh name defined as `t` when `t` is not a constant.
+    fn name(&mut self, prefix: &str, t: Bool) -> Bool {
+        if t.as_bool().is_some() {
+            return t;
+        }
+        self.fresh += 1;
+        let v = Bool::new_const(format!("cat_{prefix}{}", self.fresh));
+        self.side.push(v.eq(&t));
+        v
+    }
+
+    fn rel(m: BTreeMap<(u32, u32), Bool>) -> Rel {
+        Rc::new(m.into_iter().filter(|(_, t)| !is_false(t)).collect())
+    }
+
+    fn rows(r: &Rel) -> HashMap<u32, Vec<(u32, Bool)>> {
+        let mut rows: HashMap<u32, Vec<(u32, Bool)>> = HashMap::new();
+        for (&(a, b), t) in r.iter() {
+            rows.entry(a).or_default().push((b, t.clone()));
+        }
+        rows
+    }
+
+    /// `a ; b` with every entry named (closure rounds keep terms small).
+    fn compose(&mut self, a: &Rel, b: &Rel) -> BTreeMap<(u32, u32), Vec<Bool>> {
+        let rows = Self::rows(b);
+        let mut acc: BTreeMap<(u32, u32), Vec<Bool>> = BTreeMap::new();
+        let mut last = u32::MAX;
+        for (&(i, k), t) in a.iter() {
+            if i != last {
+                last = i;
+                if self.spent() {
+                    return BTreeMap::new();
+                }
+            }
+            for (j, u) in rows.get(&k).into_iter().flatten() {
+                acc.entry((i, *j)).or_default().push(and(&[t, u]));
+            }
+        }
+        acc
+    }
+}
+
+fn is_false(b: &Bool) -> bool {
+    b.as_bool() == Some(false)
+}
+
+impl Algebra for Sym {
+    type Set = Set;
+    type Rel = Rel;
+    type Bool = Bool;
+
+    fn base(&mut self, name: &str) -> Option<Val<Self>> {
+        if let Some(s) = self.sets.get(name) {
+            return Some(Val::Set(s.clone()));
+        }
+        if name == "id" {
+            let u = self.universe();
+            return Some(Val::Rel(self.id_on(&u)));
+        }
+        self.rels.get(name).map(|r| Val::Rel(r.clone()))
+    }
+    fn universe(&mut self) -> Set {
+        Rc::new(self.guard.clone())
+    }
+    fn empty_set(&mut self) -> Set {
+        Rc::new(vec![konst(false); self.n])
+    }
+    fn empty_rel(&mut self) -> Rel {
+        Rc::new(BTreeMap::new())
+    }
+
+    fn set_union(&mut self, a: &Set, b: &Set) -> Set {
+        Rc::new(
+            a.iter()
+                .zip(b.iter())
+                .map(|(x, y)| or(&[x.clone(), y.clone()]))
+                .collect(),
+        )
+    }
+    fn set_inter(&mut self, a: &Set, b: &Set) -> Set {
+        Rc::new(a.iter().zip(b.iter()).map(|(x, y)| and(&[x, y])).collect())
+    }
+    fn set_diff(&mut self, a: &Set, b: &Set) -> Set {
+        Rc::new(
+            a.iter()
+                .zip(b.iter())
+                .map(|(x, y)| and(&[x, &not(y)]))
+                .collect(),
+        )
+    }
+
+    fn union(&mut self, a: &Rel, b: &Rel) -> Rel {
+        let mut m: BTreeMap<(u32, u32), Bool> = (**a).clone();
+        for (k, t) in b.iter() {
+            let v = match m.get(k) {
+                Some(x) => or(&[x.clone(), t.clone()]),
+                None => t.clone(),
+            };
+            m.insert(*k, v);
+        }
+        Self::rel(m)
+    }
+    fn inter(&mut self, a: &Rel, b: &Rel) -> Rel {
+        let m = a
+            .iter()
+            .filter_map(|(k, t)| b.get(k).map(|u| (*k, and(&[t, u]))))
+            .collect();
+        Self::rel(m)
+    }
+    fn diff(&mut self, a: &Rel, b: &Rel) -> Rel {
+        let m = a
+            .iter()
+            .map(|(k, t)| match b.get(k) {
+                Some(u) => (*k, and(&[t, &not(u)])),
+                None => (*k, t.clone()),
+            })
+            .collect();
+        Self::rel(m)
+    }
+    fn seq(&mut self, a: &Rel, b: &Rel) -> Rel {
+        let m = self
+            .compose(a, b)
+            .into_iter()
+            .map(|(k, ts)| (k, or(&ts)))
+            .collect();
+        Self::rel(m)
+    }
+    fn inverse(&mut self, a: &Rel) -> Rel {
+        Rc::new(a.iter().map(|(&(x, y), t)| ((y, x), t.clone())).collect())
+    }
+    /// Bounded squaring: after k rounds every path of up to 2^k edges is in; the events an
+    /// edge touches bound the length of the paths that matter.
+    fn plus(&mut self, a: &Rel) -> Rel {
+        let mut nodes: Vec<u32> = a.keys().flat_map(|&(x, y)| [x, y]).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let mut cur = a.clone();
+        let mut len = 1usize;
+        while len < nodes.len() {
+            let step = self.compose(&cur, &cur);
+            let mut m: BTreeMap<(u32, u32), Vec<Bool>> = BTreeMap::new();
+            for (k, t) in cur.iter() {
+                m.entry(*k).or_default().push(t.clone());
+            }
+            for (k, ts) in step {
+                m.entry(k).or_default().extend(ts);
+            }
+            let mut next = BTreeMap::new();
+            for (k, ts) in m {
+                let t = or(&ts);
+                let t = if ts.len() > 1 { self.name("tc", t) } else { t };
+                next.insert(k, t);
+            }
+            cur = Self::rel(next);
+            len *= 2;
+            if self.exhausted.is_some() {
+                break;
+            }
+        }
+        cur
+    }
+    fn id_on(&mut self, s: &Set) -> Rel {
+        let m = s
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ((i as u32, i as u32), t.clone()))
+            .collect();
+        Self::rel(m)
+    }
+    fn cartesian(&mut self, a: &Set, b: &Set) -> Rel {
+        let mut m = BTreeMap::new();
+        for (i, x) in a.iter().enumerate() {
+            if is_false(x) {
+                continue;
+            }
+            if self.spent() {
+                break;
+            }
+            for (j, y) in b.iter().enumerate() {
+                if !is_false(y) {
+                    m.insert((i as u32, j as u32), and(&[x, y]));
+                }
+            }
+        }
+        Self::rel(m)
+    }
+    fn domain(&mut self, r: &Rel) -> Set {
+        let mut v: Vec<Vec<Bool>> = vec![Vec::new(); self.n];
+        for (&(x, _), t) in r.iter() {
+            v[x as usize].push(t.clone());
+        }
+        Rc::new(v.iter().map(|ts| or(ts)).collect())
+    }
+    fn range(&mut self, r: &Rel) -> Set {
+        let inv = self.inverse(r);
+        self.domain(&inv)
+    }
+
+    fn rel_eq(&mut self, a: &Rel, b: &Rel) -> Option<bool> {
+        let same = a.len() == b.len()
+            && a.iter()
+                .zip(b.iter())
+                .all(|((k, t), (l, u))| k == l && t == u);
+        same.then_some(true)
+    }
+    fn set_eq(&mut self, a: &Set, b: &Set) -> Option<bool> {
+        (a.iter().zip(b.iter()).all(|(t, u)| t == u)).then_some(true)
+    }
+    /// A monotone `let rec` over n events is stable after at most n² rounds.
+    fn fixpoint_rounds(&self) -> usize {
+        (self.n * self.n).max(1)
+    }
+
+    fn acyclic(&mut self, r: &Rel) -> Bool {
+        let tc = self.plus(r);
+        self.irreflexive(&tc)
+    }
+    /// An axiom: the relation must be acyclic, so an order clock per event that every edge
+    /// raises is enough (and far smaller than a closure).
+    fn acyclic_axiom(&mut self, r: &Rel) -> Bool {
+        if self.closure_only {
+            return self.acyclic(r);
+        }
+        if r.keys().any(|(x, y)| x == y) {
+            // A self-loop: the clock cannot rise along it.
+            let diag: Vec<Bool> = r
+                .iter()
+                .filter(|((x, y), _)| x == y)
+                .map(|(_, t)| t.clone())
+                .collect();
+            if or(&diag).as_bool() == Some(true) {
+                return konst(false);
+            }
+        }
+        self.fresh += 1;
+        let k = self.fresh;
+        let lit = Bool::new_const(format!("cat_acyclic{k}"));
+        let mut clocks: HashMap<u32, Int> = HashMap::new();
+        let mut clock = |e: u32| {
+            clocks
+                .entry(e)
+                .or_insert_with(|| Int::new_const(format!("cat_clock{k}_e{e}")))
+                .clone()
+        };
+        for (&(x, y), t) in r.iter() {
+            let c = if x == y {
+                not(t)
+            } else {
+                implies(t, &clock(x).lt(clock(y)))
+            };
+            self.side.push(implies(&lit, &c));
+        }
+        lit
+    }
+    fn irreflexive(&mut self, r: &Rel) -> Bool {
+        let diag: Vec<Bool> = r
+            .iter()
+            .filter(|((x, y), _)| x == y)
+            .map(|(_, t)| t.clone())
+            .collect();
+        not(&or(&diag))
+    }
+    fn is_empty(&mut self, r: &Rel) -> Bool {
+        let all: Vec<Bool> = r.values().cloned().collect();
+        not(&or(&all))
+    }
+    fn set_is_empty(&mut self, s: &Set) -> Bool {
+        not(&or(s))
+    }
+    fn truth(&mut self, b: bool) -> Bool {
+        konst(b)
+    }
+    fn not(&mut self, b: &Bool) -> Bool {
+        not(b)
+    }
+}

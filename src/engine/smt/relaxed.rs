@@ -1,0 +1,566 @@
+//! Relaxed memory in the Z3 encoding: a cat model judged symbolically over the unrolled
+//! program's events.
+//!
+//! Under a memory model other than SC, times no longer decide what a read returns. Instead,
+//! as in herd and Dartagnan:
+//! - every read chooses its source among the writes that may alias it (`rf`, one Boolean per
+//!   pair, exactly one when the read happens) and returns its value;
+//! - every location's writes get a coherence order (`co`: an integer clock per write, the
+//!   initial write first), and a location's final value is its coherence-last write;
+//! - the base sets and relations of docs/memory-models.md are terms over the events' guards
+//!   ([`crate::memory::base`] gives the rules, shared with the concrete back end), and the
+//!   cat model, run by the same interpreter over [`Sym`], gives one term per check; the
+//!   axioms are asserted behind the literal `a_cat`.
+//!
+//! Values never come out of thin air, exactly as in the explorer: reads return values from a
+//! set G that starts with the initial values and 0 and grows with every value a run (reads in
+//! G, each with a source) writes, until nothing new appears. G is computed per execution model
+//! by asking the solver for writes outside it, and assumed as a literal.
+
+use super::cat::Sym;
+use super::terms::{and, bv, eq, implies, is_false, konst, not, or};
+use super::time::Time;
+use super::{Answer, Encoding};
+use crate::budget::{Budget, Exhausted};
+use crate::cat::interp;
+use crate::ir::{BlockId, Op};
+use crate::memory::base::{self, EventInfo, EventKind};
+use crate::memory::MemoryModel;
+use crate::model::Model;
+use crate::vocab::{Kind, Members};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+use z3::ast::{Bool, Int, BV};
+
+/// Rounds of growing the value set before the answer is `unknown` (the explorer's bound).
+const MAX_ROUNDS: usize = 16;
+/// Values in the set before the answer is `unknown`.
+const MAX_VALUES: usize = 1024;
+
+/// One event of the cat model.
+struct CatEv {
+    info: EventInfo,
+    guard: Bool,
+    /// An access: its global, cell index (a term) and the value read or written.
+    global: Option<u32>,
+    index: Option<BV>,
+    cell: Option<u32>,
+    value: Option<BV>,
+    /// The access it is a half of (`Encoding::mem`).
+    mem: Option<usize>,
+    ts: Option<Time>,
+    kind: Kind,
+}
+
+pub(super) struct Relaxed {
+    evs: Vec<CatEv>,
+    /// Coherence clock of each write event (initial writes: 0).
+    clock: HashMap<usize, Int>,
+    /// Assumed: the execution satisfies every axiom of the model.
+    pub a_cat: Bool,
+    /// The model's flags: the condition under which each is raised.
+    pub flags: Vec<(String, Bool)>,
+    /// Why the model could not be encoded (a type error in it), if it could not.
+    error: Option<String>,
+    /// Per execution model: the literal that keeps reads inside its value set.
+    guesses: RefCell<HashMap<String, Result<Bool, String>>>,
+}
+
+impl<'p> Encoding<'p> {
+    /// Encodes the events, reads-from, coherence and the cat model's axioms.
+    pub(super) fn relaxed(
+        &mut self,
+        mm: Arc<MemoryModel>,
+        budget: &Budget,
+    ) -> Result<(), Exhausted> {
+        self.index_accesses();
+        let prog = self.prog;
+        let mut evs: Vec<CatEv> = Vec::new();
+        // Initial writes: one per cell an access may touch, there when some access does.
+        let mut globals: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, e) in self.mem.iter().enumerate() {
+            globals.entry(e.global).or_default().push(i);
+        }
+        for (&g, accs) in &globals {
+            let info = &prog.globals[g as usize];
+            let cells: BTreeSet<u32> = if accs.iter().any(|&a| self.mem[a].cell.is_none()) {
+                (0..info.len).collect()
+            } else {
+                accs.iter().filter_map(|&a| self.mem[a].cell).collect()
+            };
+            for c in cells {
+                budget.check("encoding initial writes")?;
+                let touch: Vec<Bool> = accs
+                    .iter()
+                    .map(|&a| {
+                        let e = &self.mem[a];
+                        match e.cell {
+                            Some(k) if k == c => e.guard.clone(),
+                            Some(_) => konst(false),
+                            None => and(&[&e.guard, &eq(&e.index, &bv(c))]),
+                        }
+                    })
+                    .collect();
+                evs.push(CatEv {
+                    info: EventInfo {
+                        thread: None,
+                        at: None,
+                        read: false,
+                        write: true,
+                        rmw: false,
+                        kind: EventKind::Access,
+                    },
+                    guard: or(&touch),
+                    global: Some(g),
+                    index: Some(bv(c)),
+                    cell: Some(c),
+                    value: Some(bv(info.init[c as usize])),
+                    mem: None,
+                    ts: None,
+                    kind: Kind::Memory,
+                });
+            }
+        }
+        // Each thread's events in program order (blocks are numbered in a topological order).
+        for t in 0..prog.layout.threads {
+            for (b, block) in prog.blocks.iter().enumerate() {
+                let inb = self.inb[t as usize][b].clone();
+                if is_false(&inb) {
+                    continue;
+                }
+                for (i, ins) in block.instrs.iter().enumerate() {
+                    budget.check("encoding memory events")?;
+                    let pos = i as u32 + 1;
+                    let at = Some((b as BlockId, i as u32));
+                    let ts = Some(self.ts[t as usize][b][pos as usize].clone());
+                    let plain = |kind: EventKind, guard: Bool| CatEv {
+                        info: EventInfo {
+                            thread: Some(t),
+                            at,
+                            read: false,
+                            write: false,
+                            rmw: false,
+                            kind,
+                        },
+                        guard,
+                        global: None,
+                        index: None,
+                        cell: None,
+                        value: None,
+                        mem: None,
+                        ts: ts.clone(),
+                        kind: ins.op.kind(),
+                    };
+                    match &ins.op {
+                        Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
+                            let found = self
+                                .at
+                                .get(&(b as BlockId, pos))
+                                .and_then(|v| v.iter().copied().find(|&k| self.mem[k].thread == t));
+                            let Some(k) = found else { continue };
+                            let e = &self.mem[k];
+                            let rmw = e.read.is_some() && e.write.is_some();
+                            for (read, value) in [(true, &e.read), (false, &e.write)] {
+                                let Some(value) = value else { continue };
+                                evs.push(CatEv {
+                                    info: EventInfo {
+                                        thread: Some(t),
+                                        at,
+                                        read,
+                                        write: !read,
+                                        rmw,
+                                        kind: EventKind::Access,
+                                    },
+                                    guard: e.guard.clone(),
+                                    global: Some(e.global),
+                                    index: Some(e.index.clone()),
+                                    cell: e.cell,
+                                    value: Some(value.clone()),
+                                    mem: Some(k),
+                                    ts: ts.clone(),
+                                    kind: Kind::Memory,
+                                });
+                            }
+                        }
+                        Op::Fence => evs.push(plain(EventKind::Fence, inb.clone())),
+                        Op::SubgroupBarrier | Op::WorkgroupBarrier => {
+                            evs.push(plain(EventKind::Barrier, inb.clone()))
+                        }
+                        // A subgroup op is an event when it is one step of its lanes
+                        // (collective, speculative), as the explorer records it.
+                        Op::SgOp { .. } => {
+                            let g = and(&[&inb, &self.group_class(Kind::Sgop)]);
+                            evs.push(plain(EventKind::SgOp, g))
+                        }
+                        Op::Local { .. } => {}
+                    }
+                }
+            }
+        }
+        let n = evs.len();
+        let guards: Vec<Bool> = evs.iter().map(|e| e.guard.clone()).collect();
+        let mut sym = Sym::new(n, guards, budget.clone());
+        let infos: Vec<EventInfo> = evs.iter().map(|e| e.info.clone()).collect();
+        for (name, members) in base::sets(prog, &infos) {
+            let s = members
+                .iter()
+                .zip(&evs)
+                .map(|(m, e)| if *m { e.guard.clone() } else { konst(false) })
+                .collect();
+            sym.sets.insert(name, Rc::new(s));
+        }
+        let both = |a: usize, b: usize| and(&[&evs[a].guard, &evs[b].guard]);
+        let mut fixed: HashMap<&str, BTreeMap<(u32, u32), Bool>> = HashMap::new();
+        let mut po = BTreeMap::new();
+        let mut loc = BTreeMap::new();
+        let mut rmw = BTreeMap::new();
+        for a in 0..n {
+            budget.check("encoding the memory model's base relations")?;
+            for b in 0..n {
+                let (x, y) = (&evs[a], &evs[b]);
+                for name in base::FIXED_RELATIONS {
+                    if base::fixed(prog, name, &x.info, &y.info) {
+                        fixed
+                            .entry(name)
+                            .or_default()
+                            .insert((a as u32, b as u32), both(a, b));
+                    }
+                }
+                if let (Some(s), Some(t), Some((ba, _)), Some((bb, _))) =
+                    (x.info.thread, y.info.thread, x.info.at, y.info.at)
+                {
+                    let before = if ba == bb {
+                        a < b
+                    } else {
+                        prog.reaches(ba, bb)
+                    };
+                    if s == t && before {
+                        po.insert((a as u32, b as u32), both(a, b));
+                    }
+                }
+                if x.global.is_some() && x.global == y.global {
+                    let same = self.same_cell(x, y);
+                    loc.insert((a as u32, b as u32), and(&[&both(a, b), &same]));
+                }
+                if x.mem.is_some() && x.mem == y.mem && x.info.read && y.info.write {
+                    rmw.insert((a as u32, b as u32), both(a, b));
+                }
+            }
+        }
+        let rel = |m: BTreeMap<(u32, u32), Bool>| -> super::cat::Rel {
+            Rc::new(m.into_iter().filter(|(_, t)| !is_false(t)).collect())
+        };
+        for name in base::FIXED_RELATIONS {
+            sym.rels.insert(
+                name.to_string(),
+                rel(fixed.remove(name).unwrap_or_default()),
+            );
+        }
+        sym.rels.insert("po".into(), rel(po));
+        sym.rels.insert("vloc".into(), rel(loc.clone()));
+        sym.rels.insert("loc".into(), rel(loc.clone()));
+        sym.rels.insert("rmw".into(), rel(rmw));
+        // The same instance taken as one collective step.
+        let coll: Vec<Bool> = evs.iter().map(|e| self.group_class(e.kind)).collect();
+        let sinst = sym.rels["sinst"].clone();
+        let sstep: BTreeMap<(u32, u32), Bool> = sinst
+            .iter()
+            .map(|(&(a, b), t)| ((a, b), and(&[t, &coll[a as usize], &coll[b as usize]])))
+            .collect();
+        let sstep = rel(sstep);
+        sym.rels.insert("sstep".into(), sstep.clone());
+        if mm.uses_sched {
+            let mut sched = BTreeMap::new();
+            for a in 0..n {
+                budget.check("encoding the schedule relation")?;
+                for b in 0..n {
+                    let (x, y) = (&evs[a], &evs[b]);
+                    let t = match (&x.ts, &y.ts) {
+                        (None, Some(_)) => both(a, b),
+                        (Some(s), Some(t)) => {
+                            let apart = sstep
+                                .get(&(a as u32, b as u32))
+                                .map(not)
+                                .unwrap_or(konst(true));
+                            and(&[&both(a, b), &s.lt(t), &apart])
+                        }
+                        _ => continue,
+                    };
+                    sched.insert((a as u32, b as u32), t);
+                }
+            }
+            sym.rels.insert("sched".into(), rel(sched));
+        }
+        // Reads-from: exactly one source per read that happens, with the read's cell and value.
+        let mut rf = BTreeMap::new();
+        for r in 0..n {
+            if !evs[r].info.read {
+                continue;
+            }
+            budget.check("encoding reads-from")?;
+            let mut options = Vec::new();
+            for w in 0..n {
+                let (x, y) = (&evs[w], &evs[r]);
+                if !x.info.write || !may_alias(x, y) || (x.mem.is_some() && x.mem == y.mem) {
+                    continue;
+                }
+                let cond = and(&[
+                    &loc[&(w as u32, r as u32)],
+                    &eq(
+                        x.value.as_ref().expect("a write has a value"),
+                        y.value.as_ref().expect("a read has a value"),
+                    ),
+                ]);
+                if is_false(&cond) {
+                    continue;
+                }
+                let v = Bool::new_const(format!("rf_e{w}_e{r}"));
+                self.assert(&implies(&v, &cond));
+                rf.insert((w as u32, r as u32), v.clone());
+                options.push(v);
+            }
+            self.assert(&implies(&evs[r].guard, &or(&options)));
+            for (i, a) in options.iter().enumerate() {
+                for b2 in &options[i + 1..] {
+                    self.assert(&not(&and(&[a, b2])));
+                }
+            }
+        }
+        sym.rels.insert("rf".into(), rel(rf));
+        // Coherence: a clock per write; writes that may share a cell never share a clock.
+        let mut clock: HashMap<usize, Int> = HashMap::new();
+        for (w, e) in evs.iter().enumerate() {
+            if e.info.write {
+                let c = match e.info.thread {
+                    None => Int::from_i64(0),
+                    Some(_) => {
+                        let c = Int::new_const(format!("co_clock_e{w}"));
+                        self.assert(&c.ge(Int::from_i64(1)));
+                        c
+                    }
+                };
+                clock.insert(w, c);
+            }
+        }
+        let mut co = BTreeMap::new();
+        for a in 0..n {
+            for b in 0..n {
+                let (x, y) = (&evs[a], &evs[b]);
+                if a == b
+                    || !x.info.write
+                    || !y.info.write
+                    || !may_alias(x, y)
+                    || y.info.thread.is_none()
+                {
+                    continue;
+                }
+                budget.check("encoding coherence")?;
+                let l = &loc[&(a as u32, b as u32)];
+                if is_false(l) {
+                    continue;
+                }
+                if x.info.thread.is_some() && a < b {
+                    self.assert(&implies(l, &clock[&a].eq(&clock[&b]).not()));
+                }
+                co.insert((a as u32, b as u32), and(&[l, &clock[&a].lt(&clock[&b])]));
+            }
+        }
+        sym.rels.insert("co".into(), rel(co));
+
+        let results = interp::run(&mm.cat, &mut sym);
+        if let Some(e) = sym.exhausted.take() {
+            return Err(e);
+        }
+        for c in std::mem::take(&mut sym.side) {
+            self.assert(&c);
+        }
+        let a_cat = Bool::new_const("assume_memory_model");
+        let mut flags = Vec::new();
+        let mut error = None;
+        match results {
+            Ok(results) => {
+                let axioms: Vec<&Bool> = results
+                    .iter()
+                    .filter(|c| !c.flag)
+                    .map(|c| &c.holds)
+                    .collect();
+                self.assert(&implies(&a_cat, &and(&axioms)));
+                flags = results
+                    .into_iter()
+                    .filter(|c| c.flag)
+                    .map(|c| (c.name, c.holds))
+                    .collect();
+            }
+            Err(e) => error = Some(format!("the memory model: {e}")),
+        }
+        self.relaxed = Some(Relaxed {
+            evs,
+            clock,
+            a_cat,
+            flags,
+            error,
+            guesses: RefCell::new(HashMap::new()),
+        });
+        Ok(())
+    }
+
+    /// Do the two accesses touch the same cell (both of one global)?
+    fn same_cell(&self, x: &CatEv, y: &CatEv) -> Bool {
+        match (x.cell, y.cell) {
+            (Some(a), Some(b)) => konst(a == b),
+            _ => eq(
+                x.index.as_ref().expect("an access"),
+                y.index.as_ref().expect("an access"),
+            ),
+        }
+    }
+
+    /// True when the class that `kind` takes in the execution model makes its events one step
+    /// of the lanes together (collective, speculative): a disjunction of class literals.
+    fn group_class(&self, kind: Kind) -> Bool {
+        let lits: Vec<Bool> = self
+            .lits
+            .iter()
+            .filter(|((k, c), _)| *k == kind && c.rule().members == Members::Group)
+            .map(|(_, l)| l.clone())
+            .collect();
+        or(&lits)
+    }
+
+    /// The final value of `cell` under a relaxed model: its coherence-last write.
+    pub(super) fn final_cell_relaxed(&self, global: u32, off: u32) -> BV {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let writes: Vec<usize> = (0..r.evs.len())
+            .filter(|&w| {
+                let e = &r.evs[w];
+                e.info.write
+                    && e.info.thread.is_some()
+                    && e.global == Some(global)
+                    && e.cell.is_none_or(|c| c == off)
+                    && !is_false(&e.guard)
+            })
+            .collect();
+        let hits = |w: usize| {
+            let e = &r.evs[w];
+            and(&[
+                &e.guard,
+                &eq(e.index.as_ref().expect("an access"), &bv(off)),
+            ])
+        };
+        let g = &self.prog.globals[global as usize];
+        let mut acc = bv(g.init[off as usize]);
+        for &w in &writes {
+            let mut c = vec![hits(w)];
+            for &w2 in &writes {
+                if w2 != w {
+                    c.push(implies(&hits(w2), &r.clock[&w2].lt(&r.clock[&w])));
+                }
+            }
+            let refs: Vec<&Bool> = c.iter().collect();
+            acc = super::terms::ite(&and(&refs), r.evs[w].value.as_ref().expect("a write"), &acc);
+        }
+        acc
+    }
+
+    /// The literals a relaxed query assumes besides the execution model's: reads inside the
+    /// model's value set, and (for `consistent`) the memory model's axioms. Empty under SC.
+    pub(super) fn memory_lits(&self, m: &Model, consistent: bool) -> Result<Vec<Bool>, String> {
+        let Some(r) = &self.relaxed else {
+            return Ok(Vec::new());
+        };
+        if let Some(e) = &r.error {
+            return Err(e.clone());
+        }
+        let cached = r.guesses.borrow().get(&m.name).cloned();
+        let g = match cached {
+            Some(g) => g,
+            None => {
+                let g = self.value_set(m);
+                r.guesses.borrow_mut().insert(m.name.clone(), g.clone());
+                g
+            }
+        }?;
+        let mut out = vec![g];
+        if consistent {
+            out.push(r.a_cat.clone());
+        }
+        Ok(out)
+    }
+
+    /// The literal "every read returns a value of G", for G grown as in the explorer.
+    fn value_set(&self, m: &Model) -> Result<Bool, String> {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let mut values: BTreeSet<u32> = self.prog.initial_memory().into_iter().collect();
+        values.insert(0);
+        let writes: Vec<&CatEv> = r
+            .evs
+            .iter()
+            .filter(|e| e.info.write && e.info.thread.is_some())
+            .collect();
+        let reads: Vec<&CatEv> = r.evs.iter().filter(|e| e.info.read).collect();
+        let within = |e: &CatEv, vs: &BTreeSet<u32>| {
+            let v = e.value.as_ref().expect("an access");
+            or(&vs.iter().map(|&x| eq(v, &bv(x))).collect::<Vec<_>>())
+        };
+        for _round in 0..=MAX_ROUNDS {
+            let lit = Bool::fresh_const("assume_values");
+            let inside: Vec<Bool> = reads
+                .iter()
+                .map(|e| implies(&e.guard, &within(e, &values)))
+                .collect();
+            let refs: Vec<&Bool> = inside.iter().collect();
+            self.assert(&implies(&lit, &and(&refs)));
+            let mut grown = values.clone();
+            loop {
+                let q = Bool::fresh_const("query_new_value");
+                let outside: Vec<Bool> = writes
+                    .iter()
+                    .map(|e| and(&[&e.guard, &not(&within(e, &grown))]))
+                    .collect();
+                self.assert(&implies(&q, &or(&outside)));
+                let mut a = self.model_lits(m);
+                a.extend([self.a_noub.clone(), self.a_nocut.clone(), lit.clone(), q]);
+                match self.check(&a) {
+                    Answer::No => break,
+                    Answer::Unknown(why) => {
+                        return Err(format!("growing the values reads may return: {why}"))
+                    }
+                    Answer::Yes(model) => {
+                        for e in &writes {
+                            if model.eval(&e.guard, true).and_then(|b| b.as_bool()) == Some(true) {
+                                grown.insert(super::decode::model_u32(
+                                    &model,
+                                    e.value.as_ref().expect("a write"),
+                                ));
+                            }
+                        }
+                        if grown.len() > MAX_VALUES {
+                            return Err(format!(
+                                "the values written kept growing (more than {MAX_VALUES})"
+                            ));
+                        }
+                    }
+                }
+            }
+            if grown.len() == values.len() {
+                return Ok(lit);
+            }
+            values = grown;
+        }
+        Err(format!(
+            "the values written kept growing ({MAX_ROUNDS} rounds of read guesses)"
+        ))
+    }
+}
+
+/// May the two accesses touch the same cell (same global, cells equal or unknown)?
+fn may_alias(x: &CatEv, y: &CatEv) -> bool {
+    x.global.is_some()
+        && x.global == y.global
+        && match (x.cell, y.cell) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+}
