@@ -193,12 +193,19 @@ fn unknown_names_are_located_errors() {
 
 const SB: &str = "test sb\nthreads 2\nsubgroup 1\nglobal x\nglobal y\nkernel {\n  if (tid == 0) { x = 1; r = y; } else { y = 1; r = x; }\n}\nexists (0:r == 0 && 1:r == 0)\n";
 
+/// The verdict under both cat back ends, which must agree.
 fn verdict(src: &str, model: &str, memory: Option<MemoryModel>) -> Verdict {
     let test = tangle::syntax::parse("t.litmus", src.as_bytes()).unwrap();
     let m = Model::by_name(model).unwrap();
-    let mut opts = Options::default().with_engine(Engine::Explore);
-    opts.memory = memory.map(Arc::new);
-    query::analyse(&test, &m, &opts).unwrap().verdict
+    let memory = memory.map(Arc::new);
+    let run = |engine| {
+        let mut opts = Options::default().with_engine(engine);
+        opts.memory = memory.clone();
+        query::analyse(&test, &m, &opts).unwrap().verdict
+    };
+    let (ex, sm) = (run(Engine::Explore), run(Engine::Smt));
+    assert_eq!(ex, sm, "explorer and Z3 disagree under {model}");
+    ex
 }
 
 fn cat_model(text: &str) -> MemoryModel {
@@ -239,7 +246,7 @@ fn sched_ties_sc_to_the_execution_model() {
 // ---- Dartagnan's VULKAN dialect under the bundled Vulkan model -----------------------------
 
 /// `tests/data/vulkan/expected.csv` (Dartagnan's format: path,1|0): each file, under the
-/// bundled vulkan.cat, through two execution models.
+/// bundled vulkan.cat, through two execution models and both cat back ends.
 #[test]
 fn vulkan_dialect_agrees_with_its_table() {
     let dir = Path::new("tests/data/vulkan");
@@ -255,20 +262,22 @@ fn vulkan_dialect_agrees_with_its_table() {
         let test = tangle::load(&path, &Default::default())
             .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
         for model in ["SSO", "CM"] {
-            let m = Model::by_name(model).unwrap();
-            let mut opts = Options::default().with_engine(Engine::Explore);
-            opts.memory = Some(vulkan.clone());
-            let a = query::analyse(&test, &m, &opts).unwrap();
-            assert_eq!(
-                a.condition_holds,
-                Some(want == "1"),
-                "{file} under {model}: verdict {:?}",
-                a.verdict
-            );
-            checked += 1;
+            for engine in [Engine::Explore, Engine::Smt] {
+                let m = Model::by_name(model).unwrap();
+                let mut opts = Options::default().with_engine(engine);
+                opts.memory = Some(vulkan.clone());
+                let a = query::analyse(&test, &m, &opts).unwrap();
+                assert_eq!(
+                    a.condition_holds,
+                    Some(want == "1"),
+                    "{file} under {model}, {engine:?}: verdict {:?}",
+                    a.verdict
+                );
+                checked += 1;
+            }
         }
     }
-    assert_eq!(checked, 12);
+    assert_eq!(checked, 24);
 }
 
 #[test]

@@ -1158,3 +1158,81 @@ fn a_time_limit_makes_the_search_undecided_with_exit_code_3() {
         assert!(r.stderr.contains("--time-limit"), "{}", r.show());
     }
 }
+
+// ---- Dartagnan's tables and relaxed memory on both engines --------------------------------
+
+/// `--expected` reads Dartagnan's `path,1|0` tables (no header, rows by path, 1: the
+/// condition as written holds), on both cat back ends; a row that disagrees is a difference
+/// naming the file, and `--bless` refuses to rewrite such a table.
+#[test]
+fn dartagnan_tables_are_expected_verdicts() {
+    let table = "tests/data/vulkan/expected.csv";
+    for engine in ["explore", "smt"] {
+        let r = tangle(&[
+            "check",
+            "tests/data/vulkan",
+            "--memory-model",
+            "vulkan",
+            "-m",
+            "SSO",
+            "--engine",
+            engine,
+            "--expected",
+            table,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.show());
+        assert!(r.stderr.contains("no differences"), "{}", r.show());
+    }
+    // A wrong row: the difference names the file and says 1/0.
+    let dir = TempDir::new("dartagnan-table");
+    let text = std::fs::read_to_string(table)
+        .unwrap()
+        .replace("corr.litmus,0", "corr.litmus,1");
+    let wrong = dir.write("VULKAN-expected.csv", text);
+    let wrong = wrong.to_str().unwrap();
+    let r = tangle(&[
+        "check",
+        "tests/data/vulkan",
+        "--memory-model",
+        "vulkan",
+        "-m",
+        "SSO",
+        "--engine",
+        "smt",
+        "--expected",
+        wrong,
+    ]);
+    assert_eq!(r.code, 1, "{}", r.show());
+    assert!(
+        r.stderr
+            .contains("corr.litmus under SSO: the condition holds: 0 (the table says 1)"),
+        "{}",
+        r.show()
+    );
+    let r = tangle(&[
+        "check",
+        "tests/data/vulkan",
+        "--memory-model",
+        "vulkan",
+        "-m",
+        "SSO",
+        "--expected",
+        wrong,
+        "--bless",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    // A malformed row is located.
+    let bad = dir.write("bad.csv", "a.litmus,1\nb.litmus,maybe\n");
+    let r = tangle(&[
+        "check",
+        "tests/data/vulkan",
+        "--expected",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    assert!(
+        location(&r.stderr, "bad.csv") == Some((2, 1)),
+        "{}",
+        r.show()
+    );
+}

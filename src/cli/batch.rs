@@ -92,8 +92,11 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         },
         None => None,
     };
-    let (tests, mut status) = load_tests(&c.files, &launch, c.input.max_file_size, table.is_some());
-    if tests.is_empty() || (status == Status::Error && table.is_some()) {
+    // A tangle table is keyed by test name; a Dartagnan table by path, and a run over its
+    // suite goes on past the files tangle refuses (each reported, the exit status an error).
+    let by_name = table.as_ref().is_some_and(|t| !t.by_path());
+    let (tests, mut status) = load_tests(&c.files, &launch, c.input.max_file_size, by_name);
+    if tests.is_empty() || (status == Status::Error && by_name) {
         return status;
     }
     let memory = match tangle::memory::MemoryModel::resolve(&c.memory_model) {
@@ -111,7 +114,8 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         .with_time_bits(c.time_bits)
         // `check` asks one question per model (with --witness too: the verdict's own query
         // yields the witness); the others list every outcome.
-        .with_outcomes(kind != Kind::Check);
+        // A Dartagnan table asks whether `forall` conditions hold: every outcome is needed.
+        .with_outcomes(kind != Kind::Check || table.as_ref().is_some_and(|t| t.by_path()));
     opts.memory = memory;
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
@@ -224,6 +228,13 @@ fn bless(
     analyses: &[Analysis],
 ) -> Result<(), Status> {
     if let (Some(t), Some(p)) = (table, &c.expected) {
+        if t.by_path() {
+            out::note(&format!(
+                "error: {}: a Dartagnan table (path,1|0) is not rewritten by --bless",
+                p.display()
+            ));
+            return Err(Status::Error);
+        }
         return out::write_file(p, &t.blessed(analyses).to_csv());
     }
     for t in tests {

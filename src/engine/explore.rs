@@ -14,7 +14,7 @@ use crate::budget::Budget;
 use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
-use crate::memory::{self, Access, MemoryModel, What};
+use crate::memory::{self, Access, Judgement, MemoryModel, What};
 use crate::model::Model;
 use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
@@ -375,7 +375,14 @@ fn explore_with<'p>(
             if let Some((mm, _)) = &ex.relaxed {
                 let runs: Vec<&[Access]> =
                     state.threads.iter().map(|t| t.events.as_slice()).collect();
-                match memory::judge(prog, mm, &runs, &prog.initial_memory()) {
+                match memory::judge(prog, mm, &runs, &prog.initial_memory(), &opts.budget) {
+                    Ok(Judgement {
+                        exhausted: Some(e), ..
+                    }) => {
+                        result.limit_hit = true;
+                        result.stopped = Some(e.to_string());
+                        break;
+                    }
                     Ok(j) if j.too_many => {
                         result.limit_hit = true;
                         result.stopped = Some(format!(

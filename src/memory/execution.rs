@@ -52,6 +52,8 @@ pub struct Judgement {
     pub flags: BTreeSet<String>,
     /// Candidates were too many to try: the run's verdict is unknown.
     pub too_many: bool,
+    /// The budget ran out while trying the candidates: the run's verdict is unknown.
+    pub exhausted: Option<crate::budget::Exhausted>,
 }
 
 /// Candidate executions tried per run before giving up (the verdict is then `unknown`).
@@ -94,6 +96,7 @@ pub fn judge(
     model: &MemoryModel,
     runs: &[&[Access]],
     init: &[u32],
+    budget: &crate::budget::Budget,
 ) -> Result<Judgement, EvalError> {
     let mut ev: Vec<Event> = Vec::new();
     // Initial writes: one per cell some thread touches.
@@ -278,6 +281,10 @@ pub fn judge(
                 }
                 let last = &ev[*chain.last().expect("init write")];
                 finals[last.cell.expect("a write has a cell") as usize] = last.value;
+            }
+            if let Err(e) = budget.check("judging candidate executions") {
+                out.exhausted = Some(e);
+                return Ok(out);
             }
             let mut a = alg.clone();
             a.rels.insert("rf".into(), rf.clone());

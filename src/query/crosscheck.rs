@@ -27,14 +27,31 @@ pub fn crosscheck(
     max_states: usize,
     unroll: u32,
 ) -> Result<CrossCheck, QueryError> {
+    crosscheck_memory(test, max_states, unroll, None)
+}
+
+/// As [`crosscheck`] under a relaxed memory model (the two cat back ends against each other),
+/// comparing also the model's flags each engine raises.
+pub fn crosscheck_memory(
+    test: &ast::Test,
+    max_states: usize,
+    unroll: u32,
+    memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
+) -> Result<CrossCheck, QueryError> {
     let models: Vec<Model> = Model::builtin()
         .into_iter()
         .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
         .collect();
     let prog = compile(test, unroll)?;
-    let base = Options::default()
+    let mut base = Options::default()
         .with_max_states(max_states)
         .with_unroll(unroll);
+    if memory.is_some() {
+        // Judging candidate executions is the explorer's cost under a relaxed model, and the
+        // state limit does not bound it: a time budget does (the comparison is then skipped).
+        base = base.with_timeout_ms(Some(10_000));
+    }
+    base.memory = memory;
     let ex = analyse_models(
         test,
         &prog,
@@ -77,6 +94,22 @@ pub fn crosscheck(
             continue;
         }
         r.compared += 1;
+        let flags = |x: &super::Analysis| -> Vec<String> {
+            x.undefined_behaviour
+                .iter()
+                .filter(|u| u.kind == crate::eval::UbKind::MemoryModelFlag)
+                .map(|u| u.description.clone())
+                .collect()
+        };
+        if flags(a) != flags(b) {
+            r.disagreements.push(format!(
+                "{} under {}: flags differ: explorer {:?}, smt {:?}",
+                a.test,
+                a.model,
+                flags(a),
+                flags(b)
+            ));
+        }
         let oa: Vec<&Vec<u32>> = a.outcomes.iter().map(|o| &o.values).collect();
         let ob: Vec<&Vec<u32>> = b.outcomes.iter().map(|o| &o.values).collect();
         if oa != ob {

@@ -5,6 +5,12 @@
 //! A table is keyed by test name, so a run that reads two tests with one name cannot use one
 //! (the caller refuses it). A row's verdict is `allow`, `forbid` or `unknown`: an expected
 //! `unknown` pins a known limitation, and deciding it later shows up as a difference.
+//!
+//! Dartagnan's tables (`VULKAN-expected.csv`: no header, rows `path,1|0`, 1 when the
+//! condition as written holds) are read too: a row is keyed by path (a test matches when its
+//! file ends with that path) and holds for every model; the comparison is then on whether
+//! the condition holds (`exists`: reachable, `~exists`: unreachable, `forall`: every outcome
+//! satisfies it), spelled `1`/`0` as in the table.
 
 use super::{Analysis, Verdict};
 use crate::syntax::{ast::Test, Diagnostic};
@@ -18,9 +24,24 @@ pub enum Word {
     Allow,
     Forbid,
     Unknown,
+    /// Dartagnan's `1`: the condition as written holds.
+    #[serde(rename = "1")]
+    Holds,
+    /// Dartagnan's `0`.
+    #[serde(rename = "0")]
+    Fails,
 }
 
 impl Word {
+    /// Whether the analysis's condition holds, in Dartagnan's words.
+    pub fn holds(a: &Analysis) -> Word {
+        match a.condition_holds {
+            Some(true) => Word::Holds,
+            Some(false) => Word::Fails,
+            None => Word::Unknown,
+        }
+    }
+
     pub fn of(v: &Verdict) -> Word {
         match v {
             Verdict::Allowed => Word::Allow,
@@ -34,6 +55,8 @@ impl Word {
             Word::Allow => "allow",
             Word::Forbid => "forbid",
             Word::Unknown => "unknown",
+            Word::Holds => "1",
+            Word::Fails => "0",
         }
     }
 
@@ -51,6 +74,8 @@ impl Word {
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     rows: IndexMap<(String, String), Word>,
+    /// Dartagnan's rows: path, and whether the condition holds.
+    holds: IndexMap<String, bool>,
 }
 
 impl Table {
@@ -71,6 +96,9 @@ impl Table {
             };
             Diagnostic::new(&name, &text, span, msg)
         };
+        if let Some(t) = Self::read_dartagnan(&text, &at)? {
+            return Ok(t);
+        }
         let mut reader = csv::ReaderBuilder::new()
             .comment(Some(b'#'))
             .trim(csv::Trim::All)
@@ -129,7 +157,63 @@ impl Table {
                 ));
             }
         }
-        Ok(Table { rows })
+        Ok(Table {
+            rows,
+            holds: IndexMap::new(),
+        })
+    }
+
+    /// A Dartagnan table (`path,1|0`, no header; `//` and `#` lines are comments), when the
+    /// first row looks like one.
+    fn read_dartagnan(
+        text: &str,
+        at: &dyn Fn(u64, u32, String) -> Diagnostic,
+    ) -> Result<Option<Table>, Diagnostic> {
+        let rows: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
+            .collect();
+        let looks = |l: &str| {
+            l.split_once(',')
+                .is_some_and(|(p, v)| !p.trim().is_empty() && matches!(v.trim(), "0" | "1"))
+        };
+        if !rows.first().is_some_and(|(_, l)| looks(l)) {
+            return Ok(None);
+        }
+        let mut holds = IndexMap::new();
+        for (line, l) in rows {
+            let Some((path, v)) = l.split_once(',').filter(|_| looks(l)) else {
+                return Err(at(
+                    line as u64,
+                    1,
+                    format!("expected a Dartagnan row `path,1` or `path,0`, found `{l}`"),
+                ));
+            };
+            // Dartagnan's own tables list a file twice with one answer; keep the first.
+            holds
+                .entry(path.trim().to_string())
+                .or_insert(v.trim() == "1");
+        }
+        Ok(Some(Table {
+            rows: IndexMap::new(),
+            holds,
+        }))
+    }
+
+    /// Is this a Dartagnan table (rows by path, condition holds or not)?
+    pub fn by_path(&self) -> bool {
+        !self.holds.is_empty()
+    }
+
+    /// A Dartagnan row for `file`: the row whose path `file` ends with.
+    pub fn holds_for(&self, file: &str) -> Option<bool> {
+        let file = file.replace('\\', "/");
+        self.holds
+            .iter()
+            .find(|(p, _)| file == **p || file.ends_with(&format!("/{p}")))
+            .map(|(_, h)| *h)
     }
 
     /// The expected verdict of `test` under `model` (model names match in any case).
@@ -158,7 +242,10 @@ impl Table {
                 }
             }
         }
-        Table { rows }
+        Table {
+            rows,
+            holds: self.holds.clone(),
+        }
     }
 
     /// The table as CSV text.
@@ -188,8 +275,13 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Difference> {
     analyses
         .iter()
         .filter_map(|a| {
-            let got = Word::of(&a.verdict);
-            let expected = table.get(&a.test, &a.model);
+            let (got, expected) = if table.by_path() {
+                let want = table.holds_for(&a.file);
+                let word = |h: bool| if h { Word::Holds } else { Word::Fails };
+                (Word::holds(a), want.map(word))
+            } else {
+                (Word::of(&a.verdict), table.get(&a.test, &a.model))
+            };
             (expected != Some(got)).then(|| Difference {
                 test: a.test.clone(),
                 file: a.file.clone(),
@@ -205,6 +297,16 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Difference> {
 /// `unknown` expect no decided verdict, so they set none).
 pub fn apply(table: &Table, analyses: &mut [Analysis]) {
     for a in analyses {
+        if table.by_path() {
+            // The row says whether the condition holds; as a verdict that is only defined for
+            // `exists` (holds: allowed) and `~exists` (holds: forbidden).
+            a.expected = table.holds_for(&a.file).and_then(|h| match a.quantifier {
+                crate::syntax::ast::Quantifier::Exists => Some(h),
+                crate::syntax::ast::Quantifier::NotExists => Some(!h),
+                crate::syntax::ast::Quantifier::Forall => None,
+            });
+            continue;
+        }
         a.expected = match table.get(&a.test, &a.model) {
             Some(Word::Allow) => Some(true),
             Some(Word::Forbid) => Some(false),

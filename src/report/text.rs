@@ -118,24 +118,36 @@ pub fn warning(d: &crate::diag::Diagnostic) -> String {
 
 /// The differences of a run from an --expected table.
 pub fn differences(d: &[crate::query::expected::Difference], table: &str) -> String {
+    use crate::query::expected::Word;
     let mut s = String::new();
     if d.is_empty() {
         let _ = write!(s, "no differences from {table}");
         return s;
     }
     let _ = writeln!(s, "{} differences from {table}:", d.len());
+    let by_path = d.iter().any(|x| {
+        matches!(x.got, Word::Holds | Word::Fails)
+            || matches!(x.expected, Some(Word::Holds | Word::Fails))
+    });
     for x in d {
+        // Dartagnan's tables are by path and say whether the condition holds (1/0).
+        let (who, said) = if by_path {
+            (x.file.as_str(), "the condition holds: ")
+        } else {
+            (x.test.as_str(), "")
+        };
         let _ = writeln!(
             s,
-            "  {} under {}: {} (the table says {})",
-            x.test,
+            "  {who} under {}: {said}{} (the table says {})",
             x.model,
             x.got.as_str(),
             x.expected.map_or("nothing: no row", |w| w.as_str())
         );
     }
-    s.push_str("accept this run with --bless");
-    s
+    if !by_path {
+        s.push_str("accept this run with --bless");
+    }
+    s.trim_end().to_string()
 }
 
 /// `text` padded with spaces to `width` characters. (`format!`'s `{:<w$}` panics above 65535.)
