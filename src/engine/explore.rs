@@ -95,7 +95,7 @@ pub struct Exploration {
     /// final state that raised each.
     pub flags: BTreeMap<String, StateRef>,
     visited: IndexMap<State, (StateRef, Vec<Step>)>,
-    /// Values written by consistent executions (relaxed memory: the next round's guesses).
+    /// Values written by any run (relaxed memory: the next round's guesses).
     written: BTreeSet<u32>,
 }
 
@@ -210,6 +210,9 @@ struct Explorer<'p> {
     mattered: Cell<bool>,
     /// Under a relaxed memory model: the model and the values a read may return.
     relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
+    /// Under a relaxed memory model: every value a write performed, in any run, complete or
+    /// not (the next round's guesses).
+    written: std::cell::RefCell<BTreeSet<u32>>,
 }
 
 /// Explores every execution of `prog` under `model`.
@@ -237,9 +240,10 @@ pub fn explore(
     Ok(explore_with(prog, model, opts, Unspecified::Sample, None).0)
 }
 
-/// Under a relaxed memory model reads return guessed values: first the initial values, then,
-/// until nothing new appears, every value a consistent execution wrote. Values that only a value cycle could produce (thin air) are never
-/// guessed, as in herd.
+/// Under a relaxed memory model reads return guessed values: first the initial values and 0,
+/// then, until nothing new appears, every value a write performed in some run (complete or
+/// not) whose reads returned guessed values. Values that only a value cycle could produce
+/// (thin air) are never guessed, as in herd.
 fn explore_relaxed(
     prog: &Program,
     model: &Model,
@@ -291,6 +295,7 @@ fn explore_with<'p>(
         max_states: opts.max_states,
         mode,
         mattered: Cell::new(false),
+        written: Default::default(),
     };
     let init = State {
         threads: (0..prog.layout.threads)
@@ -395,7 +400,6 @@ fn explore_with<'p>(
                         for f in j.flags {
                             result.flags.entry(f).or_insert(here);
                         }
-                        result.written.extend(j.written);
                         for fin in j.finals {
                             let mut st = state.clone();
                             st.mem = fin;
@@ -446,6 +450,7 @@ fn explore_with<'p>(
     }
     result.states = result.visited.len();
     result.unspecified_read = ex.unspecified_read;
+    result.written = ex.written.take();
     let mattered = ex.mattered.get();
     (result, mattered)
 }
@@ -1266,6 +1271,14 @@ impl<'p> Explorer<'p> {
                 _ => {}
             }
         }
+        // The value this access writes grows the guesses when the run so far could happen:
+        // every read it made (an RMW's own read included) has a write of its value before it.
+        let sourced = self.relaxed.is_some()
+            && !matches!(op, Op::Load { .. })
+            && self.reads_sourced(
+                s,
+                matches!(op, Op::Atomic { .. }).then_some((a.cell, s.mem[cell])),
+            );
         match op {
             Op::Load { dst, .. } => {
                 let v = Mv {
@@ -1332,8 +1345,38 @@ impl<'p> Explorer<'p> {
             _ => unreachable!("memory ops only"),
         }
         if self.relaxed.is_some() {
+            if sourced {
+                self.written.borrow_mut().insert(s.mem[cell]);
+            }
             s.mem[cell] = kept;
         }
+    }
+
+    /// Does every read the run has made so far (and `extra`, a read of (cell, value) about to
+    /// be made) have a write of its value to its cell before it, or the cell's initial value?
+    fn reads_sourced(&self, s: &State, extra: Option<(u32, u32)>) -> bool {
+        let memory = self.prog.initial_memory();
+        let init = |c: u32| memory[c as usize];
+        let mut written: Vec<(u32, u32)> = Vec::new();
+        let mut reads: Vec<(u32, u32)> = extra.into_iter().collect();
+        for t in &s.threads {
+            for e in &t.events {
+                match e.what {
+                    What::Read { cell, value } => reads.push((cell, value)),
+                    What::Write { cell, value } => written.push((cell, value)),
+                    What::Rmw { cell, old, new } => {
+                        reads.push((cell, old));
+                        written.push((cell, new));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Events of a run are recorded per thread; a read's source may come later in the
+        // schedule only if it is written by the run so far, which is what is checked here.
+        reads
+            .iter()
+            .all(|&(c, v)| init(c) == v || written.contains(&(c, v)))
     }
 
     /// The order of a collective memory step's accesses, chosen through `ch`. Only accesses

@@ -42,12 +42,6 @@ pub struct Judgement {
     /// The final memory of each consistent candidate (whole memory, initial values where
     /// nothing was written).
     pub finals: BTreeSet<Vec<u32>>,
-    /// Values the run wrote, consistent or not, provided every read has a write of its value
-    /// to read from. The engine's guesses must cover every value a consistent execution E
-    /// writes: take E's reads in the order of their values' dependencies (no cycle: values are
-    /// computed, never out of thin air); the run that keeps E's earlier reads and lets later
-    /// ones read initial values still performs E's write, and every read in it has a source.
-    pub written: BTreeSet<u32>,
     /// Flags (`flag ~empty race as data-race`) raised by some consistent candidate.
     pub flags: BTreeSet<String>,
     /// Candidates were too many to try: the run's verdict is unknown.
@@ -241,10 +235,7 @@ pub fn judge(
     for (_, ws) in writes.values() {
         count = count.saturating_mul((1..=ws.len() as u64).product::<u64>().max(1));
     }
-    let mut out = Judgement {
-        written: ev.iter().filter(|e| e.write).map(|e| e.value).collect(),
-        ..Default::default()
-    };
+    let mut out = Judgement::default();
     if count > MAX_CANDIDATES {
         out.too_many = true;
         return Ok(out);

@@ -12,10 +12,11 @@
 //!   cat model, run by the same interpreter over [`Sym`], gives one term per check; the
 //!   axioms are asserted behind the literal `a_cat`.
 //!
-//! Values never come out of thin air, exactly as in the explorer: reads return values from a
-//! set G that starts with the initial values and 0 and grows with every value a run (reads in
-//! G, each with a source) writes, until nothing new appears. G is computed per execution model
-//! by asking the solver for writes outside it, and assumed as a literal.
+//! Values never come out of thin air, as in the explorer: reads return values from a set G
+//! that starts with the initial values and 0 and grows with every value a write performs in a
+//! run whose earlier reads returned values of G, until nothing new appears. G is computed per
+//! execution model by asking the solver for such a write of a value outside G (reads-from left
+//! out: only the schedule and the values matter), and assumed as a literal.
 
 use super::cat::Sym;
 use super::terms::{and, bv, eq, implies, is_false, konst, not, or};
@@ -58,8 +59,10 @@ pub(super) struct Relaxed {
     evs: Vec<CatEv>,
     /// Coherence clock of each write event (initial writes: 0).
     clock: HashMap<usize, Int>,
-    /// Assumed: the execution satisfies every axiom of the model.
+    /// Assumed: the execution satisfies every axiom of the model (implies `a_rf`).
     pub a_cat: Bool,
+    /// Assumed: every read that happens reads from a write of its value.
+    a_rf: Bool,
     /// The model's flags: the condition under which each is raised.
     pub flags: Vec<(String, Bool)>,
     /// Why the model could not be encoded (a type error in it), if it could not.
@@ -293,7 +296,9 @@ impl<'p> Encoding<'p> {
             }
             sym.rels.insert("sched".into(), rel(sched));
         }
-        // Reads-from: exactly one source per read that happens, with the read's cell and value.
+        // Reads-from: exactly one source per read that happens, with the read's cell and value
+        // (behind `a_rf`, which every query but the growth of the value set assumes).
+        let a_rf = Bool::new_const("assume_reads_from");
         let mut rf = BTreeMap::new();
         for r in 0..n {
             if !evs[r].info.read {
@@ -317,14 +322,14 @@ impl<'p> Encoding<'p> {
                     continue;
                 }
                 let v = Bool::new_const(format!("rf_e{w}_e{r}"));
-                self.assert(&implies(&v, &cond));
+                self.assert(&implies(&a_rf, &implies(&v, &cond)));
                 rf.insert((w as u32, r as u32), v.clone());
                 options.push(v);
             }
-            self.assert(&implies(&evs[r].guard, &or(&options)));
+            self.assert(&implies(&a_rf, &implies(&evs[r].guard, &or(&options))));
             for (i, a) in options.iter().enumerate() {
                 for b2 in &options[i + 1..] {
-                    self.assert(&not(&and(&[a, b2])));
+                    self.assert(&implies(&a_rf, &not(&and(&[a, b2]))));
                 }
             }
         }
@@ -377,6 +382,7 @@ impl<'p> Encoding<'p> {
             self.assert(&c);
         }
         let a_cat = Bool::new_const("assume_memory_model");
+        self.assert(&implies(&a_cat, &a_rf));
         let mut flags = Vec::new();
         let mut error = None;
         match results {
@@ -396,6 +402,7 @@ impl<'p> Encoding<'p> {
             Err(e) => error = Some(format!("the memory model: {e}")),
         }
         self.relaxed = Some(Relaxed {
+            a_rf,
             evs,
             clock,
             a_cat,
@@ -485,6 +492,8 @@ impl<'p> Encoding<'p> {
         let mut out = vec![g];
         if consistent {
             out.push(r.a_cat.clone());
+        } else {
+            out.push(r.a_rf.clone());
         }
         Ok(out)
     }
@@ -512,24 +521,55 @@ impl<'p> Encoding<'p> {
                 .collect();
             let refs: Vec<&Bool> = inside.iter().collect();
             self.assert(&implies(&lit, &and(&refs)));
+            // A write outside the set whose run, up to it, could happen with reads returning
+            // values of the set: every read before it in time (its thread's earlier reads among
+            // them) is inside, and has a write of its value before the write (or the initial
+            // value), as the explorer checks.
+            let prefix: Vec<Bool> = writes
+                .iter()
+                .map(|w| {
+                    let wt = w.ts.as_ref().expect("a thread's write has a time");
+                    let earlier: Vec<Bool> = reads
+                        .iter()
+                        .filter(|r| r.info.thread.is_some())
+                        .map(|r| {
+                            let rt = r.ts.as_ref().expect("a thread's read has a time");
+                            let before = if r.info.thread == w.info.thread && r.mem == w.mem {
+                                // An RMW's own read comes first.
+                                konst(true)
+                            } else {
+                                rt.lt(wt)
+                            };
+                            let ok =
+                                and(&[&within(r, &values), &self.sourced_before(r, wt, &writes)]);
+                            implies(&and(&[&r.guard, &before]), &ok)
+                        })
+                        .collect();
+                    let refs: Vec<&Bool> = earlier.iter().collect();
+                    and(&refs)
+                })
+                .collect();
             let mut grown = values.clone();
             loop {
                 let q = Bool::fresh_const("query_new_value");
                 let outside: Vec<Bool> = writes
                     .iter()
-                    .map(|e| and(&[&e.guard, &not(&within(e, &grown))]))
+                    .zip(&prefix)
+                    .map(|(e, p)| and(&[&e.guard, &not(&within(e, &grown)), p]))
                     .collect();
                 self.assert(&implies(&q, &or(&outside)));
                 let mut a = self.model_lits(m);
-                a.extend([self.a_noub.clone(), self.a_nocut.clone(), lit.clone(), q]);
+                a.push(q);
                 match self.check(&a) {
                     Answer::No => break,
                     Answer::Unknown(why) => {
                         return Err(format!("growing the values reads may return: {why}"))
                     }
                     Answer::Yes(model) => {
-                        for e in &writes {
-                            if model.eval(&e.guard, true).and_then(|b| b.as_bool()) == Some(true) {
+                        let yes =
+                            |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
+                        for (e, p) in writes.iter().zip(&prefix) {
+                            if yes(&e.guard) && yes(p) {
                                 grown.insert(super::decode::model_u32(
                                     &model,
                                     e.value.as_ref().expect("a write"),
@@ -552,6 +592,26 @@ impl<'p> Encoding<'p> {
         Err(format!(
             "the values written kept growing ({MAX_ROUNDS} rounds of read guesses)"
         ))
+    }
+}
+
+impl<'p> Encoding<'p> {
+    /// Read `r` returns its cell's initial value or the value of a write before time `t`.
+    fn sourced_before(&self, r: &CatEv, t: &Time, writes: &[&CatEv]) -> Bool {
+        let g = &self.prog.globals[r.global.expect("an access") as usize];
+        let index = r.index.as_ref().expect("an access");
+        let value = r.value.as_ref().expect("an access");
+        let mut options = vec![eq(value, &super::memory::init_value(g, index))];
+        for w in writes.iter().filter(|w| may_alias(w, r)) {
+            let wt = w.ts.as_ref().expect("a thread's write has a time");
+            options.push(and(&[
+                &w.guard,
+                &wt.lt(t),
+                &self.same_cell(w, r),
+                &eq(w.value.as_ref().expect("a write"), value),
+            ]));
+        }
+        or(&options)
     }
 }
 
