@@ -318,3 +318,43 @@ fn tags_round_trip_through_the_litmus_printer() {
     let d = tangle::syntax::parse("t.litmus", bad.as_bytes()).unwrap_err();
     assert!(d.0[0].message.contains("acquirr"), "{}", d.0[0].message);
 }
+
+/// Z3 explains relaxed verdicts: an allowed condition comes with its reads-from and
+/// coherence, a forbidden one with the axiom (named as the cat file names it) that alone
+/// rules it out, and an execution reaching it that satisfies every other axiom.
+#[test]
+fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let m = Model::by_name("SSO").unwrap();
+    let mut opts = Options::default().with_engine(Engine::Smt);
+    opts.memory = Some(vulkan);
+    let load = |f: &str| tangle::load(Path::new(f), &Default::default()).unwrap();
+    let a = query::analyse(&load("tests/data/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
+    assert_eq!(a.verdict, Verdict::Allowed);
+    let e = a.memory.unwrap().execution.unwrap();
+    assert!(
+        e.rf.iter()
+            .any(|(w, r)| w == "initial x = 0" && r.ends_with("R x = 0")),
+        "{e:?}"
+    );
+    assert!(e
+        .rf
+        .iter()
+        .any(|(w, r)| w.ends_with("W y = 1") && r.ends_with("R y = 1")));
+    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    assert_eq!(a.verdict, Verdict::Forbidden);
+    let report = a.memory.unwrap();
+    let axioms: Vec<&str> = report
+        .forbidden_by
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(axioms, ["location-coherence"], "{report:?}");
+    // The execution that only that axiom rules out reaches the condition: y read 1, x read 0.
+    let e = &report.forbidden_by[0].1;
+    assert!(e.rf.iter().any(|(_, r)| r.ends_with("R x = 0")), "{e:?}");
+    // Without a relaxed model there is nothing to say about memory.
+    opts.memory = None;
+    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    assert!(a.memory.is_none());
+}

@@ -16,6 +16,27 @@ pub use execution::{judge, Access, Judgement, What};
 use crate::cat;
 use std::path::{Path, PathBuf};
 
+/// A relaxed execution as reports show it: each read with the write it read from, and each
+/// location's coherence order as consecutive pairs (events in words: `T1 line 7: R x = 1`,
+/// `initial x = 0`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Execution {
+    pub rf: Vec<(String, String)>,
+    pub co: Vec<(String, String)>,
+}
+
+/// What a report says about memory under a relaxed model.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemoryReport {
+    /// The witness's reads-from and coherence (an allowed condition).
+    pub execution: Option<Execution>,
+    /// A forbidden condition: each axiom that alone rules it out, named as the cat file names
+    /// it, with an execution reaching the condition that satisfies every other axiom.
+    pub forbidden_by: Vec<(String, Execution)>,
+    /// A forbidden condition no single axiom rules out: the axioms that together do.
+    pub forbidden_jointly: Vec<String>,
+}
+
 /// A memory model other than the built-in SC: a parsed cat file.
 #[derive(Clone, Debug)]
 pub struct MemoryModel {

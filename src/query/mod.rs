@@ -260,6 +260,9 @@ pub struct Analysis {
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
     pub notes: Vec<String>,
+    /// Under a relaxed memory model (Z3 engine): the witness's reads-from and coherence, or
+    /// the axioms that forbid the condition.
+    pub memory: Option<crate::memory::MemoryReport>,
     pub states: usize,
     pub millis: f64,
 }
@@ -420,6 +423,7 @@ fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Ana
         undefined_behaviour: Vec::new(),
         bound_hit: None,
         notes: Vec::new(),
+        memory: None,
         states: 0,
         millis: 0.0,
     }
@@ -486,13 +490,22 @@ fn fill_from_smt(
     if opts.want_outcomes && !why_incomplete.is_empty() {
         a.outcomes_incomplete = Some(why_incomplete.join("; "));
     }
-    a.verdict = match enc.allowed(m) {
-        Answer::Yes(steps) => {
+    a.verdict = match enc.allowed_execution(m) {
+        Answer::Yes((steps, execution)) => {
             a.witness = Some(render(&steps));
             a.witness_differs = witness_differs(prog, &steps);
+            a.memory = execution.map(|e| crate::memory::MemoryReport {
+                execution: Some(e),
+                ..Default::default()
+            });
             Verdict::Allowed
         }
-        Answer::No if matches!(cut, Answer::No) => Verdict::Forbidden,
+        Answer::No if matches!(cut, Answer::No) => {
+            if opts.memory.is_some() {
+                a.memory = Some(enc.forbidding_axioms(m));
+            }
+            Verdict::Forbidden
+        }
         Answer::No => Verdict::Unknown(why_incomplete.join("; ")),
         Answer::Unknown(r) => Verdict::Unknown(format!("the solver could not decide: {r}")),
     };
@@ -558,6 +571,11 @@ fn fill_from_exploration(
             description: kind.describe().to_string(),
             witness: render(&ex.trace_of(d)),
         });
+    }
+    if opts.memory.is_some() {
+        // The explorer judges candidates but keeps none: the report says only that memory
+        // is relaxed (so pictures do not draw reads-from from the trace's order).
+        a.memory = Some(crate::memory::MemoryReport::default());
     }
     for (name, st) in &ex.flags {
         a.undefined_behaviour

@@ -99,8 +99,17 @@ fn render(g: &DiGraph<Node, Edge>, name: &str, title: &str, extra: &str) -> Stri
     s
 }
 
-/// A witness trace as a picture; `title` says what it witnesses.
-pub fn witness(name: &str, title: &str, steps: &[TraceStep]) -> String {
+/// A witness trace as a picture; `title` says what it witnesses. Reads-from is drawn from the
+/// trace's order (sequentially consistent memory); under a relaxed memory model (`memory`)
+/// reads need not read the latest write, so the execution's reads-from and coherence, when
+/// the engine gives them, are listed in a note instead.
+pub fn witness(
+    name: &str,
+    title: &str,
+    steps: &[TraceStep],
+    memory: Option<&crate::memory::MemoryReport>,
+) -> String {
+    let execution = memory.and_then(|m| m.execution.as_ref());
     let mut g: DiGraph<Node, Edge> = DiGraph::new();
     let mut blocks: BTreeMap<String, NodeIndex> = BTreeMap::new();
     let mut last_of_thread: BTreeMap<u32, NodeIndex> = BTreeMap::new();
@@ -141,7 +150,7 @@ pub fn witness(name: &str, title: &str, steps: &[TraceStep]) -> String {
                 }
             }
         }
-        for m in &st.memory {
+        for m in st.memory.iter().filter(|_| memory.is_none()) {
             if m.reads {
                 let from = match last_write.get(&m.cell) {
                     Some(w) => *w,
@@ -158,6 +167,16 @@ pub fn witness(name: &str, title: &str, steps: &[TraceStep]) -> String {
             }
         }
     }
+    if let Some(e) = execution {
+        let mut note = String::from("relaxed memory: reads-from and coherence");
+        for (w, r) in &e.rf {
+            let _ = write!(note, "\nrf {w} -> {r}");
+        }
+        for (x, y) in &e.co {
+            let _ = write!(note, "\nco {x} -> {y}");
+        }
+        g.add_node(Node::Init(note));
+    }
     render(&g, name, title, "")
 }
 
@@ -171,6 +190,7 @@ pub fn analysis(a: &Analysis) -> Option<String> {
             a.test, a.model, a.engine, a.condition
         ),
         steps,
+        a.memory.as_ref(),
     ))
 }
 

@@ -76,6 +76,10 @@ pub struct AnalysisRecord<'a> {
     pub undefined_behaviour: &'a [UbReport],
     pub bound_hit: Option<&'a [TraceStep]>,
     pub notes: &'a [String],
+    /// Under a relaxed memory model: reads-from and coherence of the witness, or the axioms
+    /// that forbid the condition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<&'a crate::memory::MemoryReport>,
     /// Explorer only: states created.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub states: Option<usize>,
@@ -118,6 +122,7 @@ impl<'a> AnalysisRecord<'a> {
             undefined_behaviour: &a.undefined_behaviour,
             bound_hit: a.bound_hit.as_deref(),
             notes: &a.notes,
+            memory: a.memory.as_ref(),
             states: (a.engine == crate::query::Engine::Explore).then_some(a.states),
             millis: a.millis,
         }

@@ -99,6 +99,7 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             s.push_str(&trace(w));
         }
     }
+    s.push_str(&memory(a, witness));
     match a.engine {
         crate::query::Engine::Explore => {
             let _ = writeln!(s, "Time {} {:.3} ms, {} states", a.test, a.millis, a.states);
@@ -173,6 +174,48 @@ fn allow_word(b: bool) -> &'static str {
     } else {
         "forbid"
     }
+}
+
+/// Under a relaxed memory model: why the condition is forbidden (the axioms, named as the cat
+/// file names them), and with `witness` the executions' reads-from and coherence.
+fn memory(a: &Analysis, witness: bool) -> String {
+    let mut s = String::new();
+    let Some(m) = &a.memory else {
+        return s;
+    };
+    let execution = |s: &mut String, e: &crate::memory::Execution| {
+        for (w, r) in &e.rf {
+            let _ = writeln!(s, "  rf {w} -> {r}");
+        }
+        for (x, y) in &e.co {
+            let _ = writeln!(s, "  co {x} -> {y}");
+        }
+    };
+    if let (true, Some(e)) = (witness, &m.execution) {
+        let _ = writeln!(s, "Witness execution (reads-from, coherence):");
+        execution(&mut s, e);
+    }
+    for (axiom, e) in &m.forbidden_by {
+        let _ = writeln!(
+            s,
+            "Forbidden by axiom `{axiom}`: an execution reaching the condition satisfies every other axiom"
+        );
+        if witness {
+            execution(&mut s, e);
+        }
+    }
+    if !m.forbidden_jointly.is_empty() {
+        let _ = writeln!(
+            s,
+            "Forbidden by the axioms {} together (no one of them alone)",
+            m.forbidden_jointly
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    s
 }
 
 /// A numbered witness trace: thread(s), dynamic block, source line, instruction, effects.
@@ -289,6 +332,9 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                 "  the witness ends with {}",
                 a.witness_differs.join(", ")
             );
+        }
+        for line in memory(a, false).lines() {
+            let _ = writeln!(s, "  {line}");
         }
     }
     let mut reasons: Vec<String> = Vec::new();

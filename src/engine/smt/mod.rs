@@ -555,6 +555,20 @@ impl<'p> Encoding<'p> {
     /// Is an outcome satisfying the condition reachable under `m` (complete, no undefined
     /// behaviour, not cut)? With a witness trace.
     pub fn allowed(&self, m: &Model) -> Answer<Vec<Step>> {
+        match self.allowed_execution(m) {
+            Answer::Yes((steps, _)) => Answer::Yes(steps),
+            Answer::No => Answer::No,
+            Answer::Unknown(r) => Answer::Unknown(r),
+        }
+    }
+
+    /// As [`Encoding::allowed`], with the witness's reads-from and coherence under a relaxed
+    /// memory model.
+    #[allow(clippy::type_complexity)]
+    pub fn allowed_execution(
+        &self,
+        m: &Model,
+    ) -> Answer<(Vec<Step>, Option<crate::memory::Execution>)> {
         let prop = self.prop(&self.prog.prop);
         if terms::is_false(&prop) {
             // The condition is false in every execution, whatever the schedule: no need to
@@ -570,7 +584,7 @@ impl<'p> Encoding<'p> {
         }
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
         match self.check(&a) {
-            Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
+            Answer::Yes(model) => Answer::Yes((self.decode(&model, m), self.execution(&model))),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
         }

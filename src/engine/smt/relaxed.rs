@@ -59,8 +59,13 @@ pub(super) struct Relaxed {
     evs: Vec<CatEv>,
     /// Coherence clock of each write event (initial writes: 0).
     clock: HashMap<usize, Int>,
-    /// Assumed: the execution satisfies every axiom of the model (implies `a_rf`).
+    /// Assumed: the execution satisfies every axiom of the model (implies `a_rf` and each
+    /// axiom's literal).
     pub a_cat: Bool,
+    /// Each axiom (by its cat name, or its check and position) behind its own literal.
+    axioms: Vec<(String, Bool)>,
+    /// The reads-from choices: (write event, read event, variable).
+    rf_vars: Vec<(usize, usize, Bool)>,
     /// Assumed: every read that happens reads from a write of its value.
     a_rf: Bool,
     /// The model's flags: the condition under which each is raised.
@@ -300,6 +305,7 @@ impl<'p> Encoding<'p> {
         // (behind `a_rf`, which every query but the growth of the value set assumes).
         let a_rf = Bool::new_const("assume_reads_from");
         let mut rf = BTreeMap::new();
+        let mut rf_vars = Vec::new();
         for r in 0..n {
             if !evs[r].info.read {
                 continue;
@@ -322,6 +328,7 @@ impl<'p> Encoding<'p> {
                     continue;
                 }
                 let v = Bool::new_const(format!("rf_e{w}_e{r}"));
+                rf_vars.push((w, r, v.clone()));
                 self.assert(&implies(&a_rf, &implies(&v, &cond)));
                 rf.insert((w as u32, r as u32), v.clone());
                 options.push(v);
@@ -384,15 +391,21 @@ impl<'p> Encoding<'p> {
         let a_cat = Bool::new_const("assume_memory_model");
         self.assert(&implies(&a_cat, &a_rf));
         let mut flags = Vec::new();
+        let mut axioms = Vec::new();
         let mut error = None;
         match results {
             Ok(results) => {
-                let axioms: Vec<&Bool> = results
-                    .iter()
-                    .filter(|c| !c.flag)
-                    .map(|c| &c.holds)
-                    .collect();
-                self.assert(&implies(&a_cat, &and(&axioms)));
+                for (k, c) in results.iter().enumerate().filter(|(_, c)| !c.flag) {
+                    let name = if c.name.is_empty() {
+                        format!("{} (check {})", c.kind.keyword(), k + 1)
+                    } else {
+                        c.name.clone()
+                    };
+                    let lit = Bool::new_const(format!("assume_axiom_{k}"));
+                    self.assert(&implies(&lit, &c.holds));
+                    self.assert(&implies(&a_cat, &lit));
+                    axioms.push((name, lit));
+                }
                 flags = results
                     .into_iter()
                     .filter(|c| c.flag)
@@ -403,6 +416,8 @@ impl<'p> Encoding<'p> {
         }
         self.relaxed = Some(Relaxed {
             a_rf,
+            axioms,
+            rf_vars,
             evs,
             clock,
             a_cat,
@@ -623,4 +638,100 @@ fn may_alias(x: &CatEv, y: &CatEv) -> bool {
             (Some(a), Some(b)) => a == b,
             _ => true,
         }
+}
+
+impl<'p> Encoding<'p> {
+    /// The execution a solver model describes: reads-from and coherence, in words.
+    pub(super) fn execution(&self, model: &z3::Model) -> Option<crate::memory::Execution> {
+        let r = self.relaxed.as_ref()?;
+        let value = |b: &BV| super::decode::model_u32(model, b);
+        let yes = |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
+        let cell = |e: &CatEv| {
+            let g = &self.prog.globals[e.global.expect("an access") as usize];
+            let off = value(e.index.as_ref().expect("an access"));
+            (g.base + off, self.prog.cell_name(g.base + off))
+        };
+        let describe = |e: &CatEv| {
+            let (_, name) = cell(e);
+            let v = value(e.value.as_ref().expect("an access"));
+            match (e.info.thread, e.info.at) {
+                (Some(t), Some((b, i))) => {
+                    let line = self.prog.blocks[b as usize].instrs[i as usize].span.line;
+                    let rw = if e.info.read { "R" } else { "W" };
+                    format!("T{t} line {line}: {rw} {name} = {v}")
+                }
+                _ => format!("initial {name} = {v}"),
+            }
+        };
+        let mut out = crate::memory::Execution::default();
+        for (w, rd, v) in &r.rf_vars {
+            if yes(v) && yes(&r.evs[*rd].guard) {
+                out.rf.push((describe(&r.evs[*w]), describe(&r.evs[*rd])));
+            }
+        }
+        let mut by_cell: BTreeMap<u32, Vec<(i64, usize)>> = BTreeMap::new();
+        for (w, e) in r.evs.iter().enumerate() {
+            if e.info.write && yes(&e.guard) {
+                let clock = model
+                    .eval(&r.clock[&w], true)
+                    .and_then(|c| c.as_i64())
+                    .unwrap_or(0);
+                by_cell.entry(cell(e).0).or_default().push((clock, w));
+            }
+        }
+        for ws in by_cell.values_mut() {
+            ws.sort();
+            for pair in ws.windows(2) {
+                out.co
+                    .push((describe(&r.evs[pair[0].1]), describe(&r.evs[pair[1].1])));
+            }
+        }
+        Some(out)
+    }
+
+    /// Why the condition is unreachable under `m` with the memory model: each axiom that alone
+    /// rules it out (with an execution reaching it that satisfies every other axiom), or, when
+    /// none does alone, the axioms that do together (an unsatisfiable core).
+    pub fn forbidding_axioms(&self, m: &Model) -> crate::memory::MemoryReport {
+        let mut out = crate::memory::MemoryReport::default();
+        let Some(r) = &self.relaxed else {
+            return out;
+        };
+        let Ok(mut base) = self.memory_lits(m, false) else {
+            return out;
+        };
+        base.extend(self.model_lits(m));
+        let p = Bool::fresh_const("query_prop");
+        self.assert(&p.implies(self.prop(&self.prog.prop)));
+        base.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
+        for (k, (name, _)) in r.axioms.iter().enumerate() {
+            let mut a = base.clone();
+            a.extend(
+                r.axioms
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(_, (_, l))| l.clone()),
+            );
+            if let Answer::Yes(model) = self.check(&a) {
+                if let Some(e) = self.execution(&model) {
+                    out.forbidden_by.push((name.clone(), e));
+                }
+            }
+        }
+        if out.forbidden_by.is_empty() {
+            let mut a = base;
+            a.extend(r.axioms.iter().map(|(_, l)| l.clone()));
+            if matches!(self.check(&a), Answer::No) {
+                let core = self.solver.get_unsat_core();
+                out.forbidden_jointly = r
+                    .axioms
+                    .iter()
+                    .filter(|(_, l)| core.iter().any(|c| c == l))
+                    .map(|(n, _)| n.clone())
+                    .collect();
+            }
+        }
+        out
+    }
 }
