@@ -358,3 +358,23 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     assert!(a.memory.is_none());
 }
+
+/// A model is checked when it is loaded: an unknown name or a wrong arity is a located error
+/// then, not an `unknown` verdict on every test later.
+#[test]
+fn models_are_checked_when_loaded() {
+    let err = |text: &str| {
+        MemoryModel::from_text("m.cat", Path::new("m.cat"), text)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("acyclic po | bogus as x\n");
+    assert!(e.contains("m.cat:1:14") && e.contains("bogus"), "{e}");
+    let e = err("let f(r) = r ; r\nacyclic f(po, po) as x\n");
+    assert!(e.contains("m.cat:2:9") && e.contains("argument"), "{e}");
+    // Every base name of docs/memory-models.md is known.
+    let all = "let a = R | W | M | IW | F | CBAR | SGOP | RMW | ATOM | A | ACQ | REL | SC | SG | WG | QF | DV\n\
+               let b = po | loc | vloc | rmw | rf | co | sstep | sched | int | ext | ssg | swg | sqf | sinst | scbarinst | syncbar | ssw\n\
+               acyclic b | [a] as ok\n";
+    MemoryModel::from_text("m.cat", Path::new("m.cat"), all).unwrap();
+}

@@ -100,6 +100,7 @@ impl MemoryModel {
         model
             .stmts
             .insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
+        validate(&model).map_err(|e| MemoryModelError::Cat(e.to_string()))?;
         let uses_sched = mentions(&model, "sched");
         Ok(MemoryModel {
             name: name.to_string(),
@@ -107,6 +108,26 @@ impl MemoryModel {
             uses_sched,
         })
     }
+}
+
+/// Every relation an execution gives a model (the fixed ones of [`base`] and these).
+pub const EXECUTION_RELATIONS: &[&str] =
+    &["po", "loc", "vloc", "rmw", "rf", "co", "sstep", "sched"];
+
+/// Runs the model once on the empty execution with every base name defined, so that an unknown
+/// name, a wrong arity or a type error is a located error when the model is loaded, not an
+/// `unknown` verdict later (cat's types do not depend on the execution).
+fn validate(model: &cat::Model) -> Result<(), cat::interp::EvalError> {
+    use cat::concrete::{Bits, Concrete, Matrix};
+    let mut alg = Concrete::default();
+    let sets = ["R", "W", "M", "IW", "F", "CBAR", "SGOP", "RMW", "ATOM"];
+    for name in sets.iter().chain(base::KNOWN_TAGS) {
+        alg.sets.insert(name.to_string(), Bits::new(0));
+    }
+    for name in base::FIXED_RELATIONS.iter().chain(EXECUTION_RELATIONS) {
+        alg.rels.insert(name.to_string(), Matrix::new(0));
+    }
+    cat::interp::run(model, &mut alg).map(|_| ())
 }
 
 /// Does the model (or anything it includes) name `base`?
