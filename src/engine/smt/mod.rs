@@ -310,7 +310,7 @@ impl<'p> Encoding<'p> {
                 _ => enc.memory(&budget)?,
             }
             *enc.deferred.borrow_mut() = Some((used.clone(), resolve));
-            enc.workgroup_barriers();
+            enc.workgroup_barriers(&budget)?;
             enc.observe(&finals)?;
             budget.check_memory("encoding the program")
         })();

@@ -292,7 +292,7 @@ impl<'p> Encoding<'p> {
 
     /// Workgroup barriers: the whole workgroup passes the same instance at one time; a thread
     /// without its peers is barrier divergence (undefined behaviour).
-    pub(super) fn workgroup_barriers(&mut self) {
+    pub(super) fn workgroup_barriers(&mut self, budget: &Budget) -> Result<(), Exhausted> {
         let prog = self.prog;
         let lay = prog.layout;
         for (b, block) in prog.blocks.iter().enumerate() {
@@ -313,6 +313,8 @@ impl<'p> Encoding<'p> {
                     }
                     let g = self.time_var(format!("wgbarrier_wg{wg}_b{b}_p{pos}"));
                     for (k, &u) in ts.iter().enumerate() {
+                        // Quadratic in the workgroup's size: checked per member.
+                        budget.check("encoding workgroup barriers")?;
                         let m = &ons[k];
                         let c = implies(m, &self.ts[u as usize][b][pos].eq(&g));
                         self.assert(&c);
@@ -328,5 +330,6 @@ impl<'p> Encoding<'p> {
                 }
             }
         }
+        Ok(())
     }
 }
