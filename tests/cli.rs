@@ -1205,7 +1205,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     assert_eq!(r.code, 1, "{}", r.show());
     assert!(
         r.stderr
-            .contains("corr.litmus under SSO: the condition holds: 0 (the table says 1)"),
+            .contains("corr.litmus under SSO+vulkan: the condition holds: 0 (the table says 1)"),
         "{}",
         r.show()
     );
@@ -1232,6 +1232,54 @@ fn dartagnan_tables_are_expected_verdicts() {
     assert_eq!(r.code, 2, "{}", r.show());
     assert!(
         location(&r.stderr, "bad.csv") == Some((2, 1)),
+        "{}",
+        r.show()
+    );
+}
+
+/// `--memory-model` is repeatable: every execution model under every memory model, as columns
+/// named `MODEL+MEMORY` (SC keeps the plain name, so the tests' `expect` lines, which describe
+/// SC, are checked only there).
+#[test]
+fn compare_crosses_execution_and_memory_models() {
+    let r = tangle(&[
+        "compare",
+        &paper("sso_ww"),
+        "-m",
+        "SSO",
+        "-m",
+        "Spec",
+        "--memory-model",
+        "sc",
+        "--memory-model",
+        "vulkan",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    let header = r.stdout.lines().next().unwrap();
+    let cols: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        ["Test", "SSO", "SSO+vulkan", "Spec", "Spec+vulkan"],
+        "{}",
+        r.show()
+    );
+    let row: Vec<&str> = r
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // The subgroup op orders the stores only as execution: Vulkan's plain accesses race.
+    assert_eq!(
+        row,
+        ["sso_ww", "forbid", "allow", "allow", "allow"],
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stdout
+            .contains("2 checked against expectations, 0 mismatches"),
         "{}",
         r.show()
     );

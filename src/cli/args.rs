@@ -123,9 +123,10 @@ pub struct Common {
     #[arg(long, value_enum, default_value_t = EngineArg::Smt)]
     pub engine: EngineArg,
     /// The memory model: sc (built in, the default), vulkan (bundled), a bundled file such as
-    /// sc.cat, or a path to a herd .cat file. Models other than sc run on the explorer.
+    /// sc.cat, or a path to a herd .cat file; repeatable (each test is then judged under every
+    /// execution model x memory model, named like SSO+vulkan).
     #[arg(long, value_name = "sc|vulkan|FILE.cat", default_value = "sc")]
-    pub memory_model: String,
+    pub memory_model: Vec<String>,
     /// Time budget per test in milliseconds, all phases (encoding, solving, exploring); when
     /// it runs out the verdict is unknown, with the phase it stopped in.
     #[arg(long, value_name = "MS")]

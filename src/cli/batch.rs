@@ -99,10 +99,13 @@ pub fn run(kind: Kind, c: &Common) -> Status {
     if tests.is_empty() || (status == Status::Error && by_name) {
         return status;
     }
-    let memory = match tangle::memory::MemoryModel::resolve(&c.memory_model) {
-        Ok(m) => m.map(std::sync::Arc::new),
-        Err(e) => return out::error(e),
-    };
+    let mut memories = Vec::new();
+    for spec in &c.memory_model {
+        match tangle::memory::MemoryModel::resolve(spec) {
+            Ok(m) => memories.push(m.map(std::sync::Arc::new)),
+            Err(e) => return out::error(e),
+        }
+    }
     let engine = c.engine.engine();
     let mut opts = Options::default()
         .with_unroll(c.unroll.unroll)
@@ -116,7 +119,6 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         // yields the witness); the others list every outcome.
         // A Dartagnan table asks whether `forall` conditions hold: every outcome is needed.
         .with_outcomes(kind != Kind::Check || table.as_ref().is_some_and(|t| t.by_path()));
-    opts.memory = memory;
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
     for t in &tests {
@@ -135,7 +137,10 @@ pub fn run(kind: Kind, c: &Common) -> Status {
             }
         };
         tracing::info!(test = %t.name, "analysing");
-        analyses.extend(query::analyse_models(t, &prog, &models, &opts));
+        for mm in &memories {
+            opts.memory = mm.clone();
+            analyses.extend(query::analyse_models(t, &prog, &models, &opts));
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -164,7 +169,14 @@ pub fn run(kind: Kind, c: &Common) -> Status {
     {
         status = status.and(Status::Unknown);
     }
-    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    let names: Vec<String> = models
+        .iter()
+        .flat_map(|m| {
+            memories
+                .iter()
+                .map(|mm| query::model_label(&m.name, mm.as_deref()))
+        })
+        .collect();
     match c.format {
         Format::Json => {
             let mut doc = serde_json::json!({

@@ -84,6 +84,15 @@ impl MemoryModel {
         Err(MemoryModelError::Unknown(spec.to_string()))
     }
 
+    /// The name reports use: the name as given (`vulkan`, `sc.cat`), a path by its file name
+    /// (`models/my.cat` gives `my.cat`).
+    pub fn short_name(&self) -> String {
+        match Path::new(&self.name).file_name() {
+            Some(f) => f.to_string_lossy().into_owned(),
+            None => self.name.clone(),
+        }
+    }
+
     fn bundled(name: &str, file: &str) -> Result<MemoryModel, MemoryModelError> {
         let text = cat::bundled(file).ok_or_else(|| MemoryModelError::Unknown(name.into()))?;
         Self::from_text(name, Path::new(file), text)

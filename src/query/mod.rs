@@ -394,18 +394,28 @@ pub fn analyse_models(
     }
 }
 
+/// How reports name an execution model under a memory model: `SSO` under SC (so `expect`
+/// lines, which describe SC, apply), `SSO+vulkan` under any other memory model.
+pub fn model_label(model: &str, memory: Option<&crate::memory::MemoryModel>) -> String {
+    match memory {
+        None => model.to_string(),
+        Some(mm) => format!("{model}+{}", mm.short_name()),
+    }
+}
+
 fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Analysis {
+    let label = model_label(&model.name, opts.memory.as_deref());
     Analysis {
         test: test.name.clone(),
         file: test.file.clone(),
-        model: model.name.clone(),
         engine: opts.engine,
         verdict: Verdict::Unknown(String::new()),
         expected: test
             .expect
             .iter()
-            .find(|e| e.model.eq_ignore_ascii_case(&model.name))
+            .find(|e| e.model.eq_ignore_ascii_case(&label))
             .map(|e| e.allow),
+        model: label,
         condition: condition_text(test),
         quantifier: test.condition.quantifier,
         condition_holds: None,
