@@ -327,7 +327,7 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let m = Model::by_name("SSO").unwrap();
     let mut opts = Options::default().with_engine(Engine::Smt);
-    opts.memory = Some(vulkan);
+    opts.memory = Some(vulkan.clone());
     let load = |f: &str| tangle::load(Path::new(f), &Default::default()).unwrap();
     let a = query::analyse(&load("tests/data/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
     assert_eq!(a.verdict, Verdict::Allowed);
@@ -353,7 +353,23 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     // The execution that only that axiom rules out reaches the condition: y read 1, x read 0.
     let e = &report.forbidden_by[0].1;
     assert!(e.rf.iter().any(|(_, r)| r.ends_with("R x = 0")), "{e:?}");
+    // The explorer names the same axiom, from the candidates it judged.
+    opts = opts.with_engine(Engine::Explore);
+    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    let report = a.memory.unwrap();
+    let axioms: Vec<&str> = report
+        .forbidden_by
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(axioms, ["location-coherence"], "{report:?}");
+    assert!(report.forbidden_by[0]
+        .1
+        .rf
+        .iter()
+        .any(|(_, r)| r.ends_with("R x = 0")));
     // Without a relaxed model there is nothing to say about memory.
+    opts = opts.with_engine(Engine::Smt);
     opts.memory = None;
     let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     assert!(a.memory.is_none());

@@ -95,6 +95,9 @@ pub struct Exploration {
     /// final state that raised each.
     pub flags: BTreeMap<String, StateRef>,
     visited: IndexMap<State, (StateRef, Vec<Step>)>,
+    /// Relaxed memory: for each axiom that alone rules out a candidate reaching the
+    /// condition, such a candidate's execution (the reason a forbidden condition is).
+    pub forbidden_by: BTreeMap<String, memory::Execution>,
     /// Values written by any run (relaxed memory: the next round's guesses).
     written: BTreeSet<u32>,
 }
@@ -329,6 +332,7 @@ fn explore_with<'p>(
         visited: IndexMap::new(),
         flags: BTreeMap::new(),
         written: BTreeSet::new(),
+        forbidden_by: BTreeMap::new(),
     };
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
@@ -405,6 +409,13 @@ fn explore_with<'p>(
                             st.mem = fin;
                             let values = ex.observe(&st);
                             result.outcomes.entry(values).or_insert(here);
+                        }
+                        for ((fin, axiom), e) in j.near_misses {
+                            let mut st = state.clone();
+                            st.mem = fin;
+                            if prog.prop.eval(&ex.observe(&st)) {
+                                result.forbidden_by.entry(axiom).or_insert(e);
+                            }
                         }
                     }
                     Err(e) => {

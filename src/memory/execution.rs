@@ -42,6 +42,9 @@ pub struct Judgement {
     /// The final memory of each consistent candidate (whole memory, initial values where
     /// nothing was written).
     pub finals: BTreeSet<Vec<u32>>,
+    /// Candidates that fail exactly one axiom, by final memory and that axiom's name: the
+    /// first such candidate's execution (what makes an outcome forbidden, when it is).
+    pub near_misses: BTreeMap<(Vec<u32>, String), super::Execution>,
     /// Flags (`flag ~empty race as data-race`) raised by some consistent candidate.
     pub flags: BTreeSet<String>,
     /// Candidates were too many to try: the run's verdict is unknown.
@@ -281,11 +284,21 @@ pub fn judge(
             a.rels.insert("rf".into(), rf.clone());
             a.rels.insert("co".into(), co);
             let results = interp::run(&model.cat, &mut a)?;
-            if results.iter().all(|c| c.flag || c.holds) {
+            let failed: Vec<usize> = (0..results.len())
+                .filter(|&k| !results[k].flag && !results[k].holds)
+                .collect();
+            if failed.is_empty() {
                 for c in results.iter().filter(|c| c.flag && c.holds) {
                     out.flags.insert(c.name.clone());
                 }
                 out.finals.insert(finals);
+            } else if let [k] = failed[..] {
+                let c = &results[k];
+                let key = (finals, super::axiom_name(k, &c.name, c.kind));
+                if !out.near_misses.contains_key(&key) {
+                    let e = execution(prog, &ev, &rf, &orders, &co_pick);
+                    out.near_misses.insert(key, e);
+                }
             }
             if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
                 break;
@@ -296,6 +309,34 @@ pub fn judge(
         }
     }
     Ok(out)
+}
+
+/// A candidate's reads-from and coherence in words.
+fn execution(
+    prog: &Program,
+    ev: &[Event],
+    rf: &Matrix,
+    orders: &[Vec<Vec<usize>>],
+    co_pick: &[usize],
+) -> super::Execution {
+    let describe = |i: usize| {
+        let e = &ev[i];
+        let at = e.acc.as_ref().map(|a| (a.block, a.instr));
+        let cell = e.cell.expect("an access has a cell");
+        super::describe_event(prog, e.thread, at, e.read, cell, e.value)
+    };
+    let mut out = super::Execution::default();
+    for r in (0..ev.len()).filter(|&r| ev[r].read) {
+        if let Some(w) = (0..ev.len()).find(|&w| rf.contains(w, r)) {
+            out.rf.push((describe(w), describe(r)));
+        }
+    }
+    for (k, o) in orders.iter().enumerate() {
+        for pair in o[co_pick[k]].windows(2) {
+            out.co.push((describe(pair[0]), describe(pair[1])));
+        }
+    }
+    out
 }
 
 /// Odometer step over digits with the given radices; false after the last.

@@ -25,6 +25,35 @@ pub struct Execution {
     pub co: Vec<(String, String)>,
 }
 
+/// How reports name an axiom: its `as` name, or its check and position in the model.
+pub fn axiom_name(index: usize, name: &str, kind: cat::ast::CheckKind) -> String {
+    if name.is_empty() {
+        format!("{} (check {})", kind.keyword(), index + 1)
+    } else {
+        name.to_string()
+    }
+}
+
+/// An event in words, as [`Execution`] lists them: `T1 line 7: R x = 1`, `initial x = 0`.
+pub fn describe_event(
+    prog: &crate::ir::Program,
+    thread: Option<u32>,
+    at: Option<(crate::ir::BlockId, u32)>,
+    read: bool,
+    cell: u32,
+    value: u32,
+) -> String {
+    let name = prog.cell_name(cell);
+    match (thread, at) {
+        (Some(t), Some((b, i))) => {
+            let line = prog.blocks[b as usize].instrs[i as usize].span.line;
+            let rw = if read { "R" } else { "W" };
+            format!("T{t} line {line}: {rw} {name} = {value}")
+        }
+        _ => format!("initial {name} = {value}"),
+    }
+}
+
 /// What a report says about memory under a relaxed model.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MemoryReport {

@@ -94,6 +94,24 @@ pub fn crosscheck_memory(
             continue;
         }
         r.compared += 1;
+        let reasons = |x: &super::Analysis| -> Vec<String> {
+            let mut v: Vec<String> = x
+                .memory
+                .iter()
+                .flat_map(|m| m.forbidden_by.iter().map(|(n, _)| n.clone()))
+                .collect();
+            v.sort();
+            v
+        };
+        if reasons(a) != reasons(b) {
+            r.disagreements.push(format!(
+                "{} under {}: the axioms that alone forbid the condition differ: explorer {:?}, smt {:?}",
+                a.test,
+                a.model,
+                reasons(a),
+                reasons(b)
+            ));
+        }
         let flags = |x: &super::Analysis| -> Vec<String> {
             x.undefined_behaviour
                 .iter()

@@ -583,8 +583,9 @@ fn fill_from_exploration(
         });
     }
     if opts.memory.is_some() {
-        // The explorer judges candidates but keeps none: the report says only that memory
-        // is relaxed (so pictures do not draw reads-from from the trace's order).
+        // The explorer keeps no witness execution (its witness is the trace; pictures then do
+        // not draw reads-from from the trace's order); a forbidden verdict gets its reasons
+        // below.
         a.memory = Some(crate::memory::MemoryReport::default());
     }
     for (name, st) in &ex.flags {
@@ -603,7 +604,12 @@ fn fill_from_exploration(
             a.witness_differs = witness_differs(prog, &steps);
             Verdict::Allowed
         }
-        None if why_incomplete.is_empty() => Verdict::Forbidden,
+        None if why_incomplete.is_empty() => {
+            if let Some(m) = &mut a.memory {
+                m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
+            }
+            Verdict::Forbidden
+        }
         None => Verdict::Unknown(why_incomplete.join("; ")),
     };
     a.condition_holds = condition_holds(a);

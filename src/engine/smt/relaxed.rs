@@ -396,11 +396,7 @@ impl<'p> Encoding<'p> {
         match results {
             Ok(results) => {
                 for (k, c) in results.iter().enumerate().filter(|(_, c)| !c.flag) {
-                    let name = if c.name.is_empty() {
-                        format!("{} (check {})", c.kind.keyword(), k + 1)
-                    } else {
-                        c.name.clone()
-                    };
+                    let name = crate::memory::axiom_name(k, &c.name, c.kind);
                     let lit = Bool::new_const(format!("assume_axiom_{k}"));
                     self.assert(&implies(&lit, &c.holds));
                     self.assert(&implies(&a_cat, &lit));
@@ -648,20 +644,18 @@ impl<'p> Encoding<'p> {
         let yes = |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
         let cell = |e: &CatEv| {
             let g = &self.prog.globals[e.global.expect("an access") as usize];
-            let off = value(e.index.as_ref().expect("an access"));
-            (g.base + off, self.prog.cell_name(g.base + off))
+            g.base + value(e.index.as_ref().expect("an access"))
         };
         let describe = |e: &CatEv| {
-            let (_, name) = cell(e);
             let v = value(e.value.as_ref().expect("an access"));
-            match (e.info.thread, e.info.at) {
-                (Some(t), Some((b, i))) => {
-                    let line = self.prog.blocks[b as usize].instrs[i as usize].span.line;
-                    let rw = if e.info.read { "R" } else { "W" };
-                    format!("T{t} line {line}: {rw} {name} = {v}")
-                }
-                _ => format!("initial {name} = {v}"),
-            }
+            crate::memory::describe_event(
+                self.prog,
+                e.info.thread,
+                e.info.at,
+                e.info.read,
+                cell(e),
+                v,
+            )
         };
         let mut out = crate::memory::Execution::default();
         for (w, rd, v) in &r.rf_vars {
@@ -676,7 +670,7 @@ impl<'p> Encoding<'p> {
                     .eval(&r.clock[&w], true)
                     .and_then(|c| c.as_i64())
                     .unwrap_or(0);
-                by_cell.entry(cell(e).0).or_default().push((clock, w));
+                by_cell.entry(cell(e)).or_default().push((clock, w));
             }
         }
         for ws in by_cell.values_mut() {
