@@ -295,10 +295,9 @@ pub fn judge(
             } else if let [k] = failed[..] {
                 let c = &results[k];
                 let key = (finals, super::axiom_name(k, &c.name, c.kind));
-                if !out.near_misses.contains_key(&key) {
-                    let e = execution(prog, &ev, &rf, &orders, &co_pick);
-                    out.near_misses.insert(key, e);
-                }
+                out.near_misses
+                    .entry(key)
+                    .or_insert_with(|| execution(prog, &ev, &rf, &orders, &co_pick));
             }
             if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
                 break;
