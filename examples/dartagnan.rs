@@ -1,11 +1,13 @@
 //! Runs Dartagnan's VULKAN litmus suite unchanged against its published results.
 //!
-//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--model SSO] [--memory-model vulkan] [--engine explore|smt]`
+//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--model SSO] [--memory-model vulkan] [--engine both|explore|smt]`
 //!
 //! Reads `dartagnan/src/test/resources/VULKAN-expected.csv` (path,1|0: 1 when the condition
-//! as written holds) and prints, per file, tangle's answer next to Dartagnan's, then totals:
-//! agreements, disagreements, unknowns and files tangle refuses (with the reason), and the
-//! median and total time. Nothing from the suite is bundled: point it at a checkout.
+//! as written holds) and prints, per file and engine, tangle's answer next to Dartagnan's,
+//! then per engine the totals: agreements, disagreements, unknowns, files tangle refuses (with
+//! the reason), the median and total time; with `both` (the default) the two cat back ends
+//! side by side, their time ratio, and any file where they disagree. Nothing from the suite is
+//! bundled: point it at a checkout.
 
 use clap::Parser;
 use std::path::PathBuf;
@@ -28,8 +30,9 @@ struct Args {
     /// Time budget per test in milliseconds.
     #[arg(long, default_value_t = 20_000)]
     timeout: u32,
-    /// The engine: explore (the concrete cat back end) or smt (the symbolic one).
-    #[arg(long, default_value = "explore")]
+    /// The engine: both (side by side), explore (the concrete cat back end) or smt (the
+    /// symbolic one).
+    #[arg(long, default_value = "both")]
     engine: String,
     /// Print only the totals and the files that do not agree.
     #[arg(long)]
@@ -56,16 +59,14 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(2)
     });
-    let mut opts = Options::default()
-        .with_engine(match args.engine.as_str() {
-            "smt" => Engine::Smt,
-            _ => Engine::Explore,
-        })
-        .with_timeout_ms(Some(args.timeout));
-    opts.memory = memory;
-    let (mut agree, mut differ, mut unknown, mut refused) = (0, 0, 0, 0);
-    let mut times = Vec::new();
-    let mut reasons: std::collections::BTreeMap<String, u32> = Default::default();
+    let engines: Vec<Engine> = match args.engine.as_str() {
+        "smt" => vec![Engine::Smt],
+        "explore" => vec![Engine::Explore],
+        _ => vec![Engine::Explore, Engine::Smt],
+    };
+    let mut tests = Vec::new();
+    let (mut refused, mut reasons) = (0, std::collections::BTreeMap::<String, u32>::new());
+    let mut seen = std::collections::BTreeSet::new();
     for line in table.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with("//") {
@@ -74,10 +75,11 @@ fn main() {
         let Some((file, want)) = line.split_once(',') else {
             continue;
         };
-        let want = want.trim() == "1";
-        let start = Instant::now();
-        let test = match tangle::load(&args.dat3m.join(file), &Default::default()) {
-            Ok(t) => t,
+        if !seen.insert(file.to_string()) {
+            continue; // Dartagnan's table lists one file twice
+        }
+        match tangle::load(&args.dat3m.join(file), &Default::default()) {
+            Ok(t) => tests.push((file.to_string(), want.trim() == "1", t)),
             Err(d) => {
                 refused += 1;
                 let first = d.0.first().map(|d| d.message.clone()).unwrap_or_default();
@@ -92,39 +94,71 @@ fn main() {
                 if !args.quiet {
                     println!("{file}: refused: {first}");
                 }
-                continue;
             }
-        };
-        let a = query::analyse(&test, &model, &opts);
-        times.push(start.elapsed().as_secs_f64());
-        let (mark, got) = match a.as_ref().ok().and_then(|a| a.condition_holds) {
-            Some(h) if h == want => {
-                agree += 1;
-                ("agree", h.to_string())
-            }
-            Some(h) => {
-                differ += 1;
-                ("DIFFER", h.to_string())
-            }
-            None => {
-                unknown += 1;
-                ("unknown", "?".into())
-            }
-        };
-        if !args.quiet || mark != "agree" {
-            println!("{file}: tangle {got}, Dartagnan {want}: {mark}");
         }
     }
-    times.sort_by(f64::total_cmp);
-    let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
-    println!(
-        "{} {} x {}: {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {:.1} ms, total {:.1} s",
-        csv.display(),
-        args.model,
-        args.memory_model,
-        median * 1000.0,
-        times.iter().sum::<f64>()
-    );
+    let mut totals = Vec::new();
+    let mut answers: Vec<Vec<Option<bool>>> = Vec::new();
+    for &engine in &engines {
+        let mut opts = Options::default()
+            .with_engine(engine)
+            .with_timeout_ms(Some(args.timeout));
+        opts.memory = memory.clone();
+        let (mut agree, mut differ, mut unknown) = (0, 0, 0);
+        let mut times = Vec::new();
+        let mut got_all = Vec::new();
+        for (file, want, test) in &tests {
+            let start = Instant::now();
+            let a = query::analyse(test, &model, &opts);
+            times.push(start.elapsed().as_secs_f64());
+            let got = a.as_ref().ok().and_then(|a| a.condition_holds);
+            got_all.push(got);
+            let mark = match got {
+                Some(h) if h == *want => {
+                    agree += 1;
+                    "agree"
+                }
+                Some(_) => {
+                    differ += 1;
+                    "DIFFER"
+                }
+                None => {
+                    unknown += 1;
+                    "unknown"
+                }
+            };
+            if !args.quiet || mark != "agree" {
+                let got = got.map_or("?".to_string(), |h| h.to_string());
+                println!("{file} ({engine}): tangle {got}, Dartagnan {want}: {mark}");
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+        let total: f64 = times.iter().sum();
+        totals.push(total);
+        answers.push(got_all);
+        println!(
+            "{} {} x {} ({engine}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {:.1} ms, total {:.1} s",
+            csv.display(),
+            args.model,
+            args.memory_model,
+            median * 1000.0,
+            total
+        );
+    }
+    if let [ex, sm] = &answers[..] {
+        for (k, (a, b)) in ex.iter().zip(sm).enumerate() {
+            if let (Some(a), Some(b)) = (a, b) {
+                if a != b {
+                    println!("ENGINES DISAGREE on {}: explorer {a}, smt {b}", tests[k].0);
+                }
+            }
+        }
+        println!(
+            "explorer / smt total time: {:.2}",
+            totals[0] / totals[1].max(1e-9)
+        );
+    }
     for (why, n) in reasons {
         println!("  refused {n}: {why}");
     }
