@@ -394,3 +394,23 @@ fn models_are_checked_when_loaded() {
                acyclic b | [a] as ok\n";
     MemoryModel::from_text("m.cat", Path::new("m.cat"), all).unwrap();
 }
+
+/// A VULKAN read-modify-write carries its tags per half, as Dartagnan compiles it: acquire
+/// and visibility on the read, release and availability on the write (the model below fails
+/// on any other split, under both engines).
+#[test]
+fn vulkan_rmw_tags_are_per_half() {
+    let src = "VULKAN halves\n{\nx=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n rmw.atom.acq_rel.dv.sc0.semsc0.add r0, x, 1 ;\nexists (P0:r0 == 0)\n";
+    let test = tangle::dialect::vulkan::parse("h.litmus", src.as_bytes()).unwrap();
+    let model = cat_model(
+        "empty [R & REL] | [W & ACQ] | [R & SEMAV] | [W & SEMVIS] as halves\n\
+         empty ([R & RMW] \\ ((ACQ & VIS & SEMSC0) * _)) | ([W & RMW] \\ ((REL & AV & SEMSC0) * _)) as per-half\n",
+    );
+    let m = Model::by_name("SSO").unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        let mut opts = Options::default().with_engine(engine);
+        opts.memory = Some(Arc::new(model.clone()));
+        let a = query::analyse(&test, &m, &opts).unwrap();
+        assert_eq!(a.verdict, Verdict::Allowed, "{engine:?}: {:?}", a.memory);
+    }
+}

@@ -554,6 +554,10 @@ fn instruction(
             if bad_mods(r, &extra) || !want(r, 2, "ld r, x") {
                 return None;
             }
+            // An atomic load is a visibility operation (as Dartagnan reads it).
+            if tags.iter().any(|t| t == "ATOM") && !tags.iter().any(|t| t == "VIS") {
+                tags.push("VIS".into());
+            }
             implied_nonpriv(&mut tags);
             let reg = args[0].to_string();
             if !registers.contains(&reg) {
@@ -568,6 +572,10 @@ fn instruction(
         "st" => {
             if bad_mods(r, &extra) || !want(r, 2, "st x, v") {
                 return None;
+            }
+            // An atomic store is an availability operation (as Dartagnan reads it).
+            if tags.iter().any(|t| t == "ATOM") && !tags.iter().any(|t| t == "AV") {
+                tags.push("AV".into());
             }
             implied_nonpriv(&mut tags);
             StmtKind::Store {
@@ -594,7 +602,13 @@ fn instruction(
             if !tags.iter().any(|t| t == "ATOM") {
                 tags.extend(["ATOM".to_string(), "A".to_string()]);
             }
+            for t in ["AV", "VIS"] {
+                if !tags.iter().any(|x| x == t) {
+                    tags.push(t.into());
+                }
+            }
             implied_nonpriv(&mut tags);
+            tags = split_rmw_tags(tags);
             let reg = args[0].to_string();
             if !registers.contains(&reg) {
                 registers.push(reg.clone());
@@ -948,4 +962,31 @@ fn rename_threads(p: Prop, tid_of: &[u32]) -> Prop {
         Prop::Truthy(a) => Prop::Truthy(op(a)),
         p => p,
     }
+}
+
+/// An RMW's tags per half, as Dartagnan compiles it: acquire and visibility (and the
+/// storage-class semantics, when acquiring) belong to its read, release and availability (and
+/// the semantics, when releasing) to its write; the rest to both. A half's tag is written
+/// `R:TAG` or `W:TAG` (memory::base reads them).
+fn split_rmw_tags(tags: Vec<String>) -> Vec<String> {
+    let acq = tags.iter().any(|t| t == "ACQ");
+    let rel = tags.iter().any(|t| t == "REL");
+    let mut out = Vec::new();
+    for t in tags {
+        let semsc = t.starts_with("SEMSC");
+        match t.as_str() {
+            "ACQ" | "VIS" | "SEMVIS" => out.push(format!("R:{t}")),
+            "REL" | "AV" | "SEMAV" => out.push(format!("W:{t}")),
+            _ if semsc => {
+                if acq {
+                    out.push(format!("R:{t}"));
+                }
+                if rel {
+                    out.push(format!("W:{t}"));
+                }
+            }
+            _ => out.push(t),
+        }
+    }
+    out
 }

@@ -83,8 +83,25 @@ fn instr<'p>(prog: &'p Program, e: &EventInfo) -> Option<&'p Instr> {
     e.at.map(|(b, i)| &prog.blocks[b as usize].instrs[i as usize])
 }
 
+/// Does the event carry `tag`? An instruction's tag `R:TAG` (`W:TAG`) is carried by its read
+/// (write) half only: a dialect's read-modify-write whose halves differ (VULKAN's acquire on
+/// the read, release on the write).
 fn has(prog: &Program, e: &EventInfo, tag: &str) -> bool {
-    instr(prog, e).is_some_and(|i| i.tags.iter().any(|t| t == tag))
+    instr(prog, e).is_some_and(|i| {
+        i.tags.iter().any(|t| match t.split_once(':') {
+            Some(("R", x)) => e.read && x == tag,
+            Some(("W", x)) => e.write && x == tag,
+            _ => t == tag,
+        })
+    })
+}
+
+/// The tag name without a half prefix.
+fn tag_name(t: &str) -> &str {
+    match t.split_once(':') {
+        Some(("R" | "W", x)) => x,
+        _ => t,
+    }
 }
 
 /// Control barriers: the execution's barriers, and instructions tagged `CBAR` (a dialect's
@@ -114,7 +131,7 @@ pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
     let mut tags: Vec<&str> = evs
         .iter()
         .filter_map(|e| instr(prog, e))
-        .flat_map(|i| i.tags.iter().map(String::as_str))
+        .flat_map(|i| i.tags.iter().map(|t| tag_name(t)))
         .filter(|t| !t.starts_with('#') && !matches!(*t, "CBAR" | "F"))
         .collect();
     tags.sort_unstable();
