@@ -277,7 +277,7 @@ fn vulkan_dialect_agrees_with_its_table() {
             }
         }
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 40);
 }
 
 #[test]

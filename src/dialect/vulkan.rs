@@ -124,6 +124,8 @@ fn read(r: &mut Reader) -> Option<Test> {
     // Initial values: `x=0;`, `P1:r0=0;`.
     let mut globals: BTreeMap<String, u32> = BTreeMap::new();
     let mut reg_init: Vec<(u32, String, u32, Span)> = Vec::new();
+    // `z aliases x`: z names x's memory by another reference (same `loc`, not same `vloc`).
+    let mut aliases: BTreeMap<String, String> = BTreeMap::new();
     let mut off = open + 1;
     for item in text[open + 1..close].split(';') {
         let start = off + (item.len() - item.trim_start().len());
@@ -133,11 +135,14 @@ fn read(r: &mut Reader) -> Option<Test> {
             continue;
         }
         let sp = span_at(text, start, item.len());
-        if item.contains(" aliases ") {
-            r.err(
-                sp,
-                "aliased locations (`y aliases x`) are not supported yet",
-            );
+        if let Some((z, x)) = item.split_once(" aliases ") {
+            let (z, x) = (z.trim(), x.trim());
+            let name_ok = |n: &str| n.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+            if !name_ok(z) || !name_ok(x) || x.contains(char::is_whitespace) {
+                r.err(sp, format!("expected `name aliases name`, found `{item}`"));
+            } else {
+                aliases.insert(z.to_string(), x.to_string());
+            }
             continue;
         }
         let Some((lhs, rhs)) = item.split_once('=') else {
@@ -167,14 +172,36 @@ fn read(r: &mut Reader) -> Option<Test> {
     }
     // The thread table: rows of cells split by `|`, each row ending with `;`, up to the
     // condition's keyword.
-    let body_start = close + 1;
+    let mut body_start = close + 1;
+    // A second block: system-synchronizes-with pairs of threads, `ssw 0 1;`.
+    let mut ssw: Vec<(u32, u32)> = Vec::new();
     if text[body_start..].trim_start().starts_with('{') {
-        let at = body_start + (text[body_start..].len() - text[body_start..].trim_start().len());
-        r.err(
-            span_at(text, at, 1),
-            "a second `{ ... }` block (system-synchronizes-with, `ssw`) is not supported yet",
-        );
-        return None;
+        let open = body_start + (text[body_start..].len() - text[body_start..].trim_start().len());
+        let Some(close) = text[open..].find('}').map(|i| i + open) else {
+            r.err(span_at(text, open, 1), "this `{` is never closed");
+            return None;
+        };
+        let mut off = open + 1;
+        for item in text[open + 1..close].split(';') {
+            let start = off + (item.len() - item.trim_start().len());
+            off += item.len() + 1;
+            let words: Vec<&str> = item.split_whitespace().collect();
+            match words[..] {
+                [] => {}
+                ["ssw", a, b] => match (a.parse::<u32>(), b.parse::<u32>()) {
+                    (Ok(a), Ok(b)) => ssw.push((a, b)),
+                    _ => r.err(
+                        span_at(text, start, item.trim().len()),
+                        format!("expected `ssw THREAD THREAD`, found `{}`", item.trim()),
+                    ),
+                },
+                _ => r.err(
+                    span_at(text, start, item.trim().len().max(1)),
+                    format!("expected `ssw THREAD THREAD`, found `{}`", item.trim()),
+                ),
+            }
+        }
+        body_start = close + 1;
     }
     let cond_at = ["exists", "~exists", "forall", "filter"]
         .iter()
@@ -250,6 +277,32 @@ fn read(r: &mut Reader) -> Option<Test> {
             }
         }
     }
+    // Accesses through an alias go to the aliased location, tagged with the name they used
+    // (`@z`: memory::base makes `vloc` tell references apart).
+    for ins in code.iter_mut() {
+        for i in ins.iter_mut() {
+            if let Ins::Stmt(st) = i {
+                if let StmtKind::Load { global, .. }
+                | StmtKind::Store { global, .. }
+                | StmtKind::Atomic { global, .. } = &mut st.kind
+                {
+                    if let Some(x) = aliases.get(global.as_str()) {
+                        st.tags.push(format!("@{global}"));
+                        *global = x.clone();
+                    }
+                }
+            }
+        }
+    }
+    if let Some(&(a, b)) = ssw
+        .iter()
+        .find(|(a, b)| *a as usize >= n || *b as usize >= n)
+    {
+        r.err(
+            span_at(text, close, 1),
+            format!("`ssw {a} {b}` names a thread the table does not have ({n} threads)"),
+        );
+    }
     // Locations used without an initial value start at 0.
     for t in &code {
         for ins in t {
@@ -294,6 +347,17 @@ fn read(r: &mut Reader) -> Option<Test> {
         .zip(&lane_of)
         .map(|(p, l)| ((p.2 * wg_per_qf + p.1) * sg_per_wg + p.0) * sg_size + l)
         .collect();
+    // `ssw S T` tags every instruction of thread S with T's invocation id (`ssw:ID`).
+    for &(a, b) in ssw
+        .iter()
+        .filter(|(a, b)| a != b && (*a as usize) < n && (*b as usize) < n)
+    {
+        for i in code[a as usize].iter_mut() {
+            if let Ins::Stmt(st) = i {
+                st.tags.push(format!("ssw:{}", tid_of[b as usize]));
+            }
+        }
+    }
     // The kernel: `if (tid == T0) {...} else if (tid == T1) {...}`; register initial values
     // are assignments at the top of their thread's arm.
     let mut chain: Vec<Stmt> = Vec::new();
@@ -792,7 +856,8 @@ fn condition(
             i += 1;
             continue;
         }
-        for op in ["/\\", "\\/", "==", "!=", "(", ")", "~", ":", "[", "]"] {
+        // herd writes equality `=`, Dartagnan's tests mostly `==`: both are read.
+        for op in ["/\\", "\\/", "==", "!=", "=", "(", ")", "~", ":", "[", "]"] {
             if rest[i..].starts_with(op) {
                 toks.push((op.to_string(), at + i));
                 i += op.len();
@@ -904,7 +969,7 @@ impl CondParser<'_> {
             _ => {
                 let a = self.operand()?;
                 let op = match self.peek() {
-                    Some("==") => BinOp::Eq,
+                    Some("==" | "=") => BinOp::Eq,
                     Some("!=") => BinOp::Ne,
                     _ => return self.fail("`==` or `!=`").and(None),
                 };

@@ -132,7 +132,12 @@ pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
         .iter()
         .filter_map(|e| instr(prog, e))
         .flat_map(|i| i.tags.iter().map(|t| tag_name(t)))
-        .filter(|t| !t.starts_with('#') && !matches!(*t, "CBAR" | "F"))
+        .filter(|t| {
+            !t.starts_with('#')
+                && !t.starts_with('@')
+                && !t.starts_with("ssw:")
+                && !matches!(*t, "CBAR" | "F")
+        })
         .collect();
     tags.sort_unstable();
     tags.dedup();
@@ -164,10 +169,23 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
         "sqf" => level(lay.queue_family),
         "sinst" => sinst(prog, a, b),
         "scbarinst" | "syncbar" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
-        // Dartagnan's system-synchronizes-with: host operations, of which there are none.
-        "ssw" => false,
+        // System-synchronizes-with (a VULKAN test's `ssw S T`): every event of thread S
+        // before every event of thread T.
+        "ssw" => match (a.thread, b.thread) {
+            (Some(s), Some(t)) if s != t => has(prog, a, &format!("ssw:{t}")),
+            _ => false,
+        },
         _ => unreachable!("not a fixed relation: {name}"),
     }
+}
+
+/// Do the two events use the same reference to their memory (`vloc` is `loc` and this)? An
+/// access through an alias carries the alias's name (`@z`); initial writes belong to the
+/// memory itself, so they match every reference.
+pub fn same_reference(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
+    let name =
+        |e: &EventInfo| instr(prog, e).and_then(|i| i.tags.iter().find(|t| t.starts_with('@')));
+    a.thread.is_none() || b.thread.is_none() || name(a) == name(b)
 }
 
 /// SIMT-Step structure: the same dynamic instance of an instruction in another lane: same

@@ -187,7 +187,8 @@ pub fn judge(
     let po = rel(&|a, b| same_thread(a, b) && (ev[a].access, a) < (ev[b].access, b));
     alg.rels.insert("po".into(), po);
     let loc = rel(&|a, b| ev[a].cell.is_some() && ev[a].cell == ev[b].cell);
-    alg.rels.insert("vloc".into(), loc.clone());
+    let vloc = rel(&|a, b| loc.contains(a, b) && base::same_reference(prog, &infos[a], &infos[b]));
+    alg.rels.insert("vloc".into(), vloc);
     alg.rels.insert("loc".into(), loc);
     alg.rels
         .insert("rmw".into(), Matrix::from_pairs(n, rmw.iter().copied()));

@@ -267,7 +267,14 @@ impl<'p> Encoding<'p> {
             );
         }
         sym.rels.insert("po".into(), rel(po));
-        sym.rels.insert("vloc".into(), rel(loc.clone()));
+        let vloc = loc
+            .iter()
+            .filter(|((a, b), _)| {
+                base::same_reference(prog, &infos[*a as usize], &infos[*b as usize])
+            })
+            .map(|(k, t)| (*k, t.clone()))
+            .collect();
+        sym.rels.insert("vloc".into(), rel(vloc));
         sym.rels.insert("loc".into(), rel(loc.clone()));
         sym.rels.insert("rmw".into(), rel(rmw));
         // The same instance taken as one collective step.
