@@ -105,7 +105,7 @@ impl ModelArgs {
 pub struct UnrollArg {
     /// Loop bound: each loop may run its body this many times (loops with a trip count found
     /// before the run are unrolled exactly as far as they run).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = tangle::query::DEFAULT_UNROLL, value_parser = clap::value_parser!(u32).range(1..))]
     pub unroll: u32,
 }
 
@@ -155,10 +155,10 @@ pub struct Common {
     #[arg(long, default_value_t = 0, hide = true)]
     pub time_bits: u32,
     /// SMT: most outcomes to enumerate per test and model (then the list is marked incomplete).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_OUTCOMES)]
     pub max_outcomes: usize,
     /// Explorer state budget; beyond it the verdict is unknown (about 2.3 KiB a state).
-    #[arg(long, default_value_t = 800_000)]
+    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_STATES)]
     pub max_states: usize,
     #[command(flatten)]
     pub input: InputArgs,
@@ -440,7 +440,7 @@ pub struct EquivArgs {
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u32>,
     /// Most outcomes to enumerate per program and model (then the answer may be unknown).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_OUTCOMES)]
     pub max_outcomes: usize,
     /// List both programs' outcomes under every model.
     #[arg(long)]

@@ -26,6 +26,9 @@ use std::sync::Arc;
 /// the rest of the process).
 const MEMORY_BUDGET: usize = 1536 << 20;
 
+/// The state budget when none is given (about 2.3 KiB a state: within `MEMORY_BUDGET`).
+pub const DEFAULT_MAX_STATES: usize = 800_000;
+
 /// Options for one exploration.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
@@ -41,7 +44,7 @@ pub struct ExploreOptions {
 impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
-            max_states: 800_000,
+            max_states: DEFAULT_MAX_STATES,
             budget: Budget::default(),
             memory: None,
         }

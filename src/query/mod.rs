@@ -67,16 +67,23 @@ pub struct Options {
     pub memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
 }
 
+/// The loop bound when none is given (`--unroll`).
+pub const DEFAULT_UNROLL: u32 = 8;
+/// Outcomes Z3 enumerates per test and model when no limit is given (`--max-outcomes`).
+pub const DEFAULT_MAX_OUTCOMES: usize = 256;
+/// The explorer's state budget when none is given (`--max-states`).
+pub const DEFAULT_MAX_STATES: usize = crate::engine::explore::DEFAULT_MAX_STATES;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
-            unroll: 8,
+            unroll: DEFAULT_UNROLL,
             engine: Engine::Smt,
-            max_states: ExploreOptions::default().max_states,
+            max_states: DEFAULT_MAX_STATES,
             timeout_ms: None,
             max_memory_mib: Some(crate::budget::DEFAULT_MAX_MEMORY_MIB),
             want_outcomes: true,
-            max_outcomes: 256,
+            max_outcomes: DEFAULT_MAX_OUTCOMES,
             time_bits: 0,
             memory: None,
         }
