@@ -353,8 +353,16 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     // The execution that only that axiom rules out reaches the condition: y read 1, x read 0.
     let e = &report.forbidden_by[0].1;
     assert!(e.rf.iter().any(|(_, r)| r.ends_with("R x = 0")), "{e:?}");
-    // The explorer names the same axiom, from the candidates it judged.
+    // The explorer's witness carries the execution it judged; it names the same axiom,
+    // from the candidates it judged.
     opts = opts.with_engine(Engine::Explore);
+    let a = query::analyse(&load("tests/data/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
+    let e = a.memory.unwrap().execution.unwrap();
+    assert!(
+        e.rf.iter()
+            .any(|(w, r)| w == "initial x = 0" && r.ends_with("R x = 0")),
+        "{e:?}"
+    );
     let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     let report = a.memory.unwrap();
     let axioms: Vec<&str> = report

@@ -98,6 +98,9 @@ pub struct Exploration {
     /// final state that raised each.
     pub flags: BTreeMap<String, StateRef>,
     visited: IndexMap<State, (StateRef, Vec<Step>)>,
+    /// Relaxed memory: for each outcome, the execution (reads-from, coherence) of the
+    /// candidate its witness run was judged with.
+    pub executions: BTreeMap<Vec<u32>, memory::Execution>,
     /// Relaxed memory: for each axiom that alone rules out a candidate reaching the
     /// condition, such a candidate's execution (the reason a forbidden condition is).
     pub forbidden_by: BTreeMap<String, memory::Execution>,
@@ -336,6 +339,7 @@ fn explore_with<'p>(
         flags: BTreeMap::new(),
         written: BTreeSet::new(),
         forbidden_by: BTreeMap::new(),
+        executions: BTreeMap::new(),
     };
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
@@ -407,10 +411,11 @@ fn explore_with<'p>(
                         for f in j.flags {
                             result.flags.entry(f).or_insert(here);
                         }
-                        for fin in j.finals {
+                        for (fin, e) in j.finals {
                             let mut st = state.clone();
                             st.mem = fin;
                             let values = ex.observe(&st);
+                            result.executions.entry(values.clone()).or_insert(e);
                             result.outcomes.entry(values).or_insert(here);
                         }
                         for ((fin, axiom), e) in j.near_misses {

@@ -40,8 +40,8 @@ pub enum What {
 #[derive(Clone, Debug, Default)]
 pub struct Judgement {
     /// The final memory of each consistent candidate (whole memory, initial values where
-    /// nothing was written).
-    pub finals: BTreeSet<Vec<u32>>,
+    /// nothing was written), with the first such candidate's execution (for witnesses).
+    pub finals: BTreeMap<Vec<u32>, super::Execution>,
     /// Candidates that fail exactly one axiom, by final memory and that axiom's name: the
     /// first such candidate's execution (what makes an outcome forbidden, when it is).
     pub near_misses: BTreeMap<(Vec<u32>, String), super::Execution>,
@@ -292,7 +292,9 @@ pub fn judge(
                 for c in results.iter().filter(|c| c.flag && c.holds) {
                     out.flags.insert(c.name.clone());
                 }
-                out.finals.insert(finals);
+                out.finals
+                    .entry(finals)
+                    .or_insert_with(|| execution(prog, &ev, &rf, &orders, &co_pick));
             } else if let [k] = failed[..] {
                 let c = &results[k];
                 let key = (finals, super::axiom_name(k, &c.name, c.kind));

@@ -605,10 +605,13 @@ fn fill_from_exploration(
         a.outcomes_incomplete = Some(why_incomplete.join("; "));
     }
     a.verdict = match sat {
-        Some((_, st)) => {
+        Some((values, st)) => {
             let steps = ex.trace_to(*st);
             a.witness = Some(render(&steps));
             a.witness_differs = witness_differs(prog, &steps);
+            if let Some(m) = &mut a.memory {
+                m.execution = ex.executions.get(values).cloned();
+            }
             Verdict::Allowed
         }
         None if why_incomplete.is_empty() => {
