@@ -1,8 +1,8 @@
-//! Runs Dartagnan's VULKAN litmus suite unchanged against its published results.
+//! Runs Dartagnan's VULKAN or PTX litmus suite unchanged against its published results.
 //!
-//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--model SSO] [--memory-model vulkan] [--engine both|explore|smt]`
+//! `cargo run --release --example dartagnan -- PATH/TO/Dat3M [--suite VULKAN|PTXv7_5] [--model SSO] [--memory-model vulkan|ptx] [--engine both|explore|smt]`
 //!
-//! Reads `dartagnan/src/test/resources/VULKAN-expected.csv` (path,1|0: 1 when the condition
+//! Reads `dartagnan/src/test/resources/SUITE-expected.csv` (path,1|0: 1 when the condition
 //! as written holds) and prints, per file and engine, tangle's answer next to Dartagnan's,
 //! then per engine the totals: agreements, disagreements, unknowns, files tangle refuses (with
 //! the reason), the median and total time; with `both` (the default) the two cat back ends
@@ -24,9 +24,13 @@ struct Args {
     /// The SIMT-Step execution model.
     #[arg(long, default_value = "SSO")]
     model: String,
-    /// The memory model (a bundled name or a .cat file).
-    #[arg(long, default_value = "vulkan")]
-    memory_model: String,
+    /// The suite: the name before `-expected.csv` in Dartagnan's test resources.
+    #[arg(long, default_value = "VULKAN")]
+    suite: String,
+    /// The memory model (a bundled name or a .cat file); default: `ptx` for PTX suites,
+    /// `vulkan` otherwise.
+    #[arg(long)]
+    memory_model: Option<String>,
     /// Time budget per test in milliseconds.
     #[arg(long, default_value_t = 20_000)]
     timeout: u32,
@@ -41,14 +45,23 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
-    let csv = args
-        .dat3m
-        .join("dartagnan/src/test/resources/VULKAN-expected.csv");
+    let csv = args.dat3m.join(format!(
+        "dartagnan/src/test/resources/{}-expected.csv",
+        args.suite
+    ));
+    let memory_model = args.memory_model.clone().unwrap_or_else(|| {
+        if args.suite.starts_with("PTX") {
+            "ptx"
+        } else {
+            "vulkan"
+        }
+        .to_string()
+    });
     let table = std::fs::read_to_string(&csv).unwrap_or_else(|e| {
         eprintln!("{}: {e}", csv.display());
         std::process::exit(2)
     });
-    let memory = match MemoryModel::resolve(&args.memory_model) {
+    let memory = match MemoryModel::resolve(&memory_model) {
         Ok(m) => m.map(Arc::new),
         Err(e) => {
             eprintln!("{e}");
@@ -141,7 +154,7 @@ fn main() {
             "{} {} x {} ({engine}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {:.1} ms, total {:.1} s",
             csv.display(),
             args.model,
-            args.memory_model,
+            memory_model,
             median * 1000.0,
             total
         );

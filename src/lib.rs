@@ -53,6 +53,7 @@ pub fn load_limited(
             let name = input::display_name(path);
             match dialect::sniff(&bytes) {
                 Some("vulkan") => dialect::vulkan::parse(&name, &bytes),
+                Some("ptx") => dialect::ptx::parse(&name, &bytes),
                 _ => syntax::parse(&name, &bytes),
             }
         }

@@ -96,7 +96,8 @@ fn explorer_and_smt_agree_on_random_programs() {
 
 /// Random programs under relaxed memory: the concrete cat back end (explorer) and the
 /// symbolic one (Z3) must find the same outcomes and raise the same flags, for SC written in
-/// cat (which reads the schedule) and for the bundled Vulkan model.
+/// cat (which reads the schedule), the bundled Vulkan model, and the bundled PTX model (which
+/// reads dependencies and, through `sync_fence`, the schedule).
 #[test]
 fn cat_back_ends_agree_on_random_programs() {
     use std::sync::Arc;
@@ -109,7 +110,7 @@ fn cat_back_ends_agree_on_random_programs() {
         .unwrap_or(30);
     let mut compared = 0;
     let mut bad = Vec::new();
-    for name in ["sc.cat", "vulkan"] {
+    for name in ["sc.cat", "vulkan", "ptx"] {
         let mm = Arc::new(MemoryModel::resolve(name).unwrap().unwrap());
         for seed in 0..seeds {
             // Two threads: one subgroup of two lanes, or (every fourth seed) two subgroups

@@ -22,6 +22,7 @@ const BUNDLED: &[(&str, &str)] = &[
         "vulkan.cat",
         include_str!("../../encodings/memory/vulkan.cat"),
     ),
+    ("ptx.cat", include_str!("../../encodings/memory/ptx.cat")),
     (
         "stdlib.cat",
         include_str!("../../encodings/memory/stdlib.cat"),

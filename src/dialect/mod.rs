@@ -3,6 +3,8 @@
 //!
 //! - [`vulkan`]: Dartagnan's (and the Vulkan memory model's) `VULKAN` litmus tests.
 
+pub mod ptx;
+mod table;
 pub mod vulkan;
 
 /// The dialect a litmus file is written in, from its first word (`None`: tangle's own).
@@ -11,6 +13,7 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     let first = text.split_whitespace().next()?;
     match first {
         "Vulkan" | "VULKAN" => Some("vulkan"),
+        "PTX" => Some("ptx"),
         _ => None,
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod cfg;
+pub mod deps;
 pub mod unroll;
 
 use crate::syntax::Span;

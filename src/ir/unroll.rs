@@ -98,6 +98,8 @@ pub struct Program {
     reach: Vec<Vec<u64>>,
     /// Static structure, kept for DOT output.
     pub cfg: Cfg,
+    /// Register dependencies, computed when a memory model first asks.
+    deps: std::sync::OnceLock<super::deps::Deps>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -113,6 +115,11 @@ pub enum UnrollError {
 impl Program {
     /// Is block `to` reachable from block `from` by at least one edge? This is what makes a
     /// thread *undecided* for a dynamic block (semantics.md §2).
+    /// The `addr`, `data` and `ctrl` dependencies ([`super::deps`]), computed once.
+    pub fn deps(&self) -> &super::deps::Deps {
+        self.deps.get_or_init(|| super::deps::analyse(self))
+    }
+
     pub fn reaches(&self, from: BlockId, to: BlockId) -> bool {
         let w = &self.reach[from as usize];
         let i = to as usize;
@@ -318,6 +325,7 @@ fn unroll_to(cfg: &Cfg, depths: &[u32], unroll: u32) -> Result<Program, UnrollEr
         depths: depths.to_vec(),
         reach,
         cfg: cfg.clone(),
+        deps: std::sync::OnceLock::new(),
     })
 }
 

@@ -64,6 +64,13 @@ pub const KNOWN_TAGS: &[&str] = &[
     "NONPRIV",
     "AVDEVICE",
     "VISDEVICE",
+    "WEAK",
+    "ACQ_REL",
+    "GEN",
+    "SUR",
+    "TEX",
+    "CON",
+    "ALIAS",
 ];
 
 /// The relations that follow from the events' descriptions alone.
@@ -77,6 +84,11 @@ pub const FIXED_RELATIONS: &[&str] = &[
     "scbarinst",
     "syncbar",
     "ssw",
+    "scta",
+    "sr",
+    "addr",
+    "data",
+    "ctrl",
 ];
 
 fn instr<'p>(prog: &'p Program, e: &EventInfo) -> Option<&'p Instr> {
@@ -175,8 +187,53 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
             (Some(s), Some(t)) if s != t => has(prog, a, &format!("ssw:{t}")),
             _ => false,
         },
+        // PTX's CTA is a workgroup.
+        "scta" => level(lay.workgroup),
+        // Same scope: each event's scope includes the other's thread (both scoped).
+        "sr" => match (scope_size(prog, a), scope_size(prog, b)) {
+            (Some(x), Some(y)) => level(x) && level(y),
+            _ => false,
+        },
+        // Register dependencies from a read ([`crate::ir::deps`]).
+        "addr" | "data" | "ctrl" => {
+            let deps = prog.deps();
+            let set = match name {
+                "addr" => &deps.addr,
+                "data" => &deps.data,
+                _ => &deps.ctrl,
+            };
+            let kind_ok = match name {
+                "addr" => b.read || b.write,
+                "data" => b.write,
+                _ => true,
+            };
+            same_thread
+                && a.read
+                && kind_ok
+                && matches!((a.at, b.at), (Some(p), Some(q)) if set.contains(&(p, q)))
+        }
         _ => unreachable!("not a fixed relation: {name}"),
     }
+}
+
+/// How many invocations the event's scope spans, from its scope tag: subgroup (`SG`),
+/// workgroup (`WG`, PTX's `CTA`), queue family (`QF`, PTX's `GPU`), device (`DV`, PTX's
+/// `SYS`). `None`: no scope.
+fn scope_size(prog: &Program, e: &EventInfo) -> Option<u32> {
+    let lay = &prog.layout;
+    let all = lay.threads;
+    [
+        ("SG", lay.subgroup),
+        ("WG", lay.workgroup),
+        ("CTA", lay.workgroup),
+        ("QF", lay.queue_family),
+        ("GPU", lay.queue_family),
+        ("DV", all),
+        ("SYS", all),
+    ]
+    .into_iter()
+    .find(|(t, _)| has(prog, e, t))
+    .map(|(_, n)| n)
 }
 
 /// Do the two events use the same reference to their memory (`vloc` is `loc` and this)? An

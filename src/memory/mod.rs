@@ -82,14 +82,20 @@ pub struct MemoryModel {
 pub enum MemoryModelError {
     #[error("{0}")]
     Cat(String),
-    #[error("unknown memory model `{0}`: expected sc, vulkan, sc.cat or a path to a .cat file")]
+    #[error(
+        "unknown memory model `{0}`: expected sc, vulkan, ptx, sc.cat or a path to a .cat file"
+    )]
     Unknown(String),
 }
 
 const STDLIB: &str = include_str!("../../encodings/memory/stdlib.cat");
 
 /// Built-in names and the bundled file each stands for (`sc` is the native SC: `None`).
-const NAMES: &[(&str, Option<&str>)] = &[("sc", None), ("vulkan", Some("vulkan.cat"))];
+const NAMES: &[(&str, Option<&str>)] = &[
+    ("sc", None),
+    ("vulkan", Some("vulkan.cat")),
+    ("ptx", Some("ptx.cat")),
+];
 
 impl MemoryModel {
     /// Resolves `--memory-model`: `sc` (native, `Ok(None)`), a bundled name or file
@@ -135,11 +141,23 @@ impl MemoryModel {
         // herd's predefined names (fr, po-loc, rfe, ...) come first, as in herd.
         let stdlib = cat::parse(Path::new("stdlib.cat"), STDLIB, &search)
             .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
+        // The schedule is encoded only for a model that reads it, itself or through a name
+        // the stdlib defines from it (`sync_fence`).
+        let uses_sched = mentions(&model, "sched")
+            || stdlib.stmts.iter().any(|s| match s {
+                cat::ast::Stmt::Let(bs) | cat::ast::Stmt::LetRec(bs) => bs.iter().any(|b| {
+                    let one = cat::Model {
+                        stmts: vec![s.clone()],
+                        ..stdlib.clone()
+                    };
+                    mentions(&one, "sched") && mentions(&model, &b.name)
+                }),
+                _ => false,
+            });
         model
             .stmts
             .insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
         validate(&model).map_err(|e| MemoryModelError::Cat(e.to_string()))?;
-        let uses_sched = mentions(&model, "sched");
         Ok(MemoryModel {
             name: name.to_string(),
             cat: model,

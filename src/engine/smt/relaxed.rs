@@ -287,6 +287,11 @@ impl<'p> Encoding<'p> {
         let sstep = rel(sstep);
         sym.rels.insert("sstep".into(), sstep.clone());
         if mm.uses_sched {
+            let lay = &prog.layout;
+            let tie_key = |a: usize| {
+                let i = &evs[a].info;
+                (i.thread.map(|t| t / lay.subgroup), i.at, i.thread)
+            };
             let mut sched = BTreeMap::new();
             for a in 0..n {
                 budget.check("encoding the schedule relation")?;
@@ -299,7 +304,15 @@ impl<'p> Encoding<'p> {
                                 .get(&(a as u32, b as u32))
                                 .map(not)
                                 .unwrap_or(konst(true));
-                            and(&[&both(a, b), &s.lt(t), &apart])
+                            // Steps at one time are independent: any order of them is a
+                            // schedule, so ties are broken by a fixed key, as the explorer's
+                            // steps are always in some order (`sync_fence` needs a total one).
+                            let first = if tie_key(a) < tie_key(b) {
+                                s.eq(t)
+                            } else {
+                                konst(false)
+                            };
+                            and(&[&both(a, b), &or(&[s.lt(t), first]), &apart])
                         }
                         _ => continue,
                     };
@@ -307,6 +320,9 @@ impl<'p> Encoding<'p> {
                 }
             }
             sym.rels.insert("sched".into(), rel(sched));
+        } else {
+            // Only names the model never reads mention it (the stdlib's `sync_fence`).
+            sym.rels.insert("sched".into(), rel(BTreeMap::new()));
         }
         // Reads-from: exactly one source per read that happens, with the read's cell and value
         // (behind `a_rf`, which every query but the growth of the value set assumes).
