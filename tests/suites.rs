@@ -151,3 +151,49 @@ fn every_expect_entry_holds_under_z3_including_symb() {
         "only {checked} entries ({symb} Symb) checked"
     );
 }
+
+/// An observable has one name: what the litmus format writes for a condition's operand
+/// (`Operand::name`) is what reports call the observable the program gives it
+/// (`Program::observable_name`), for every operand of every condition in `litmus/features`.
+#[test]
+fn condition_operands_and_observables_have_one_name() {
+    use tangle::syntax::ast::{Operand, Prop};
+    fn operands(p: &Prop, out: &mut Vec<Operand>) {
+        match p {
+            Prop::Not(a) => operands(a, out),
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                operands(a, out);
+                operands(b, out);
+            }
+            Prop::Cmp(_, a, b) => out.extend([a.clone(), b.clone()]),
+            Prop::Truthy(a) => out.push(a.clone()),
+            _ => {}
+        }
+    }
+    let mut named = 0;
+    for entry in std::fs::read_dir("litmus/features").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "litmus") {
+            continue;
+        }
+        let test = tangle::load(&path, &Default::default()).unwrap();
+        let prog = query::compile(&test, 2).unwrap();
+        let observed: Vec<String> = prog
+            .observables
+            .iter()
+            .map(|o| prog.observable_name(o))
+            .collect();
+        let mut ops = Vec::new();
+        operands(&test.condition.prop, &mut ops);
+        for o in ops.iter().filter(|o| !matches!(o, Operand::Lit(_))) {
+            let name = o.name(&test.globals);
+            assert!(
+                observed.contains(&name),
+                "{}: `{name}` is not among {observed:?}",
+                path.display()
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 50, "only {named} operands named");
+}

@@ -203,7 +203,7 @@ pub fn equiv(
         })
     };
     let (pp, qp) = (compile(p)?, compile(q)?);
-    let names: Vec<String> = extra.iter().map(|o| operand_name(o, &p.globals)).collect();
+    let names: Vec<String> = extra.iter().map(|o| o.name(&p.globals)).collect();
     let p_pos = positions(&pp, &names)?;
     let q_pos = positions(&qp, &names)?;
     let so = SmtOptions {
@@ -476,21 +476,6 @@ fn prop_regs(p: &Prop, out: &mut Vec<Operand>) {
         Prop::Truthy(o) => {
             if matches!(o, Operand::Reg { .. }) {
                 out.push(o.clone());
-            }
-        }
-    }
-}
-
-/// The name `Program::observable_name` gives the operand.
-fn operand_name(o: &Operand, globals: &[ast::Global]) -> String {
-    match o {
-        Operand::Lit(v) => v.to_string(),
-        Operand::Reg { thread, reg } => format!("{thread}:{reg}"),
-        Operand::Mem { global, index } => {
-            if globals.iter().any(|g| g.name == *global && g.len.is_some()) {
-                format!("{global}[{index}]")
-            } else {
-                global.clone()
             }
         }
     }

@@ -209,6 +209,25 @@ pub enum Operand {
     },
 }
 
+impl Operand {
+    /// How the litmus format writes it, and how reports name it (`Program::observable_name`
+    /// gives the same name to the observable it becomes): `5`, `0:r`, `x`, `a[1]` (an array
+    /// cell always with its index, a scalar never).
+    pub fn name(&self, globals: &[Global]) -> String {
+        match self {
+            Operand::Lit(v) => v.to_string(),
+            Operand::Reg { thread, reg } => format!("{thread}:{reg}"),
+            Operand::Mem { global, index } => {
+                if globals.iter().any(|g| g.name == *global && g.len.is_some()) {
+                    format!("{global}[{index}]")
+                } else {
+                    global.clone()
+                }
+            }
+        }
+    }
+}
+
 /// `expect M allow|forbid, ...`
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expectation {

@@ -516,20 +516,7 @@ fn prop(s: &mut String, p: &Prop, min: u8, g: &[Global]) {
 }
 
 fn cond_operand(s: &mut String, o: &Operand, globals: &[Global]) {
-    match o {
-        Operand::Lit(v) => {
-            let _ = write!(s, "{v}");
-        }
-        Operand::Reg { thread, reg } => {
-            let _ = write!(s, "{thread}:{reg}");
-        }
-        Operand::Mem { global, index } => {
-            s.push_str(global);
-            if globals.iter().any(|g| g.name == *global && g.len.is_some()) {
-                let _ = write!(s, "[{index}]");
-            }
-        }
-    }
+    s.push_str(&o.name(globals));
 }
 
 /// The litmus words of a statement's memory tags (`A` is implied by the order, so omitted).
