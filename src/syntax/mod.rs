@@ -18,8 +18,6 @@ pub mod limits {
     pub const MAX_THREADS: u32 = 1024;
     /// Most lanes in one subgroup (semantics: up to 64).
     pub const MAX_SUBGROUP: u32 = 64;
-    /// Most lanes in a subgroup whose test uses `subgroupBallot` (32-bit masks).
-    pub const MAX_BALLOT_SUBGROUP: u32 = 32;
     /// Most memory cells over all globals.
     pub const MAX_CELLS: u32 = 65536;
     /// Deepest nesting of statements and expressions together.

@@ -149,8 +149,6 @@ struct Parser<'a> {
     registers: HashSet<String>,
     /// Thread geometry, once the header is known to be valid.
     geometry: Option<Geometry>,
-    /// The first `subgroupBallot` call, for the 32-lane check.
-    first_ballot: Option<Span>,
 }
 
 impl<'a> Parser<'a> {
@@ -176,7 +174,6 @@ impl<'a> Parser<'a> {
             cells_used: 0,
             registers: HashSet::new(),
             geometry: None,
-            first_ballot: None,
         }
     }
 
@@ -457,7 +454,6 @@ impl<'a> Parser<'a> {
             Err(Stop) if self.fatal => return None,
             Err(Stop) => Vec::new(),
         };
-        self.check_ballot();
         let condition = self.condition()?;
         let expect = self.expectations();
         if self.fatal {
@@ -788,20 +784,5 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(values)
-    }
-
-    /// A test using `subgroupBallot` needs subgroups of at most 32 lanes.
-    fn check_ballot(&mut self) {
-        if let (Some(span), Some(g)) = (self.first_ballot, self.geometry) {
-            if g.subgroup > limits::MAX_BALLOT_SUBGROUP {
-                self.report(
-                    span,
-                    format!(
-                        "subgroupBallot returns a 32-bit mask, but subgroups here have {} lanes",
-                        g.subgroup
-                    ),
-                );
-            }
-        }
     }
 }

@@ -790,9 +790,6 @@ impl Parser<'_> {
         if args.len() != arity {
             self.wrong_arity(&name, span, arity, args.len());
         }
-        if sg_op == Some(SgOp::Ballot) && self.first_ballot.is_none() {
-            self.first_ballot = Some(span);
-        }
         let kind = match (sg_op, local_fn) {
             (Some(op), _) => ExprKind::SgOp(op, args),
             (None, Some(f)) => ExprKind::Call(f, args),
