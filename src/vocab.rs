@@ -587,5 +587,5 @@ pub fn memory_tag_word(tag: &str) -> String {
         .iter()
         .find(|(_, t)| t.len() == 1 && t[0] == tag)
         .map(|(w, _)| (*w).to_string())
-        .unwrap_or_else(|| tag.to_ascii_lowercase())
+        .unwrap_or_else(|| format!("\"{tag}\""))
 }

@@ -611,3 +611,55 @@ fn dependencies_forbid_load_buffering_under_ptx() {
         assert_eq!(a.condition_holds, Some(true), "no deps, {engine:?}");
     }
 }
+
+/// What `tangle show` prints of a dialect's test reads back as the same test: every
+/// statement keeps its tags (those with no litmus word are printed quoted: `"R:ACQ"`,
+/// `"GEN"`, `"#cbar1"`, `"@y"`), and the verdict under the dialect's model is the same.
+#[test]
+fn dialect_tests_print_as_litmus_that_reads_back() {
+    let m = Model::by_name("SSO").unwrap();
+    let mut checked = 0;
+    for (dir, model) in [
+        ("tests/data/dartagnan-ptx/litmus/PTX", "ptx"),
+        ("tests/data/dartagnan-vulkan/litmus/VULKAN", "vulkan"),
+        ("tests/data/vulkan", "vulkan"),
+    ] {
+        let mm = Arc::new(MemoryModel::resolve(model).unwrap().unwrap());
+        let mut files = Vec::new();
+        let mut stack = vec![Path::new(dir).to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "litmus") {
+                    files.push(p);
+                }
+            }
+        }
+        for path in files {
+            let test = tangle::load(&path, &Default::default()).unwrap();
+            let text = tangle::syntax::print::to_litmus(&test);
+            let again = tangle::syntax::parse("shown.litmus", text.as_bytes())
+                .unwrap_or_else(|d| panic!("{}:\n{}\n{text}", path.display(), d.render(false)));
+            let tags = |t: &tangle::syntax::ast::Test| {
+                collect_stmts(&t.kernel)
+                    .iter()
+                    .map(|s| {
+                        let mut v = s.tags.clone();
+                        v.sort();
+                        v
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(tags(&test), tags(&again), "{}:\n{text}", path.display());
+            let mut opts = Options::default().with_engine(Engine::Smt);
+            opts.memory = Some(mm.clone());
+            let a = query::analyse(&test, &m, &opts).unwrap();
+            let b = query::analyse(&again, &m, &opts).unwrap();
+            assert_eq!(a.verdict, b.verdict, "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} files");
+}

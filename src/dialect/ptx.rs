@@ -157,7 +157,9 @@ fn order_scope(cx: &mut Cell, op: &str, mods: &[&str], orders: &[&str]) -> Optio
             cx.err(format!("a weak `{op}` takes no scope, found `.{s}`"));
             return None;
         }
-        (_, [s]) if scope(s).is_some() => tags.push(scope(s)?.to_string()),
+        // A strong (scoped) access is atomic (`A`), as an access with an order is in the
+        // litmus language.
+        (_, [s]) if scope(s).is_some() => tags.extend([scope(s)?.to_string(), "A".into()]),
         (_, [s, ..]) => {
             cx.err(format!(
                 "expected one scope (`.cta`, `.gpu` or `.sys`) after the order of `{op}`, found `.{s}`"
@@ -259,7 +261,9 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
             } else {
                 "RLX"
             };
+            // `A`: an atomic operation, as every read-modify-write of the litmus language is.
             let tags = vec![
+                "A".to_string(),
                 format!("R:{read}"),
                 format!("W:{write}"),
                 sc.to_string(),

@@ -216,8 +216,11 @@ pub fn judge(
     let reads: Vec<usize> = (0..n).filter(|&i| ev[i].read).collect();
     let mut sources: Vec<Vec<usize>> = Vec::new();
     for &r in &reads {
+        // A read-modify-write is one indivisible step: its read never reads its own write
+        // (as in the Z3 encoding; docs/memory-models.md).
         let s: Vec<usize> = (0..n)
             .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell && ev[w].value == ev[r].value)
+            .filter(|&w| !rmw.contains(&(r, w)))
             .collect();
         if s.is_empty() {
             return Ok(Judgement::default());

@@ -519,15 +519,20 @@ fn cond_operand(s: &mut String, o: &Operand, globals: &[Global]) {
     s.push_str(&o.name(globals));
 }
 
-/// The litmus words of a statement's memory tags (`A` is implied by the order, so omitted).
+/// The litmus words of a statement's memory tags (`A` is implied by an order, so omitted
+/// then; without one it is printed, `atomic`).
 fn tag_words(tags: &[String]) -> Vec<String> {
+    let ordered = tags
+        .iter()
+        .any(|t| matches!(t.as_str(), "RLX" | "ACQ" | "REL" | "SC"));
     let mut tags: Vec<&str> = tags
         .iter()
         .map(String::as_str)
-        .filter(|t| *t != "A")
+        .filter(|t| *t != "A" || !ordered)
         .collect();
-    // `acq_rel` reads back as the two tags it stands for; `seq_cst` as its three.
-    if tags.contains(&"SC") {
+    // `acq_rel` reads back as the two tags it stands for; `seq_cst` as its three (a lone
+    // `SC`, as PTX's `fence.sc` has, is printed quoted).
+    if ["SC", "ACQ", "REL"].iter().all(|t| tags.contains(t)) {
         tags.retain(|t| !matches!(*t, "ACQ" | "REL"));
         tags.iter_mut().for_each(|t| {
             if *t == "SC" {

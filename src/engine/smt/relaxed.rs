@@ -288,9 +288,12 @@ impl<'p> Encoding<'p> {
         sym.rels.insert("sstep".into(), sstep.clone());
         if mm.uses_sched {
             let lay = &prog.layout;
+            // Steps at one time are ordered by (subgroup, instruction), then by lane; the lanes
+            // of one collective step (both halves of its RMWs included) stay unordered, as the
+            // explorer's one step.
             let tie_key = |a: usize| {
                 let i = &evs[a].info;
-                (i.thread.map(|t| t / lay.subgroup), i.at, i.thread)
+                (i.thread.map(|t| t / lay.subgroup), i.at)
             };
             let mut sched = BTreeMap::new();
             for a in 0..n {
@@ -307,8 +310,12 @@ impl<'p> Encoding<'p> {
                             // Steps at one time are independent: any order of them is a
                             // schedule, so ties are broken by a fixed key, as the explorer's
                             // steps are always in some order (`sync_fence` needs a total one).
-                            let first = if tie_key(a) < tie_key(b) {
+                            let (ka, kb) = (tie_key(a), tie_key(b));
+                            let (ta, tb) = (x.info.thread, y.info.thread);
+                            let first = if ka < kb {
                                 s.eq(t)
+                            } else if ka == kb && ta < tb {
+                                and(&[&s.eq(t), &not(&and(&[&coll[a], &coll[b]]))])
                             } else {
                                 konst(false)
                             };

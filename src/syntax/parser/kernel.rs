@@ -299,6 +299,21 @@ impl Parser<'_> {
             }
             comma_first = true;
             let token = self.peek().clone();
+            // A quoted tag is taken as written: any name a memory model reads (`"R:ACQ"`,
+            // `"GEN"`), as `tangle show` prints the tags a dialect gives that have no word.
+            if let Tok::Str(raw) = &token.tok {
+                if raw.is_empty() || raw.chars().any(|c| c.is_whitespace() || c == '"') {
+                    return Err(self.fail(token.span, "a quoted tag is one name without spaces"));
+                }
+                self.bump();
+                if !self.tags.iter().any(|x| x == raw) {
+                    self.tags.push(raw.clone());
+                }
+                if self.eat(Punct::RParen) {
+                    return Ok(());
+                }
+                continue;
+            }
             let word = token.tok.word().map(str::to_string).unwrap_or_else(|| {
                 self.text
                     .get(token.span.start as usize..token.span.end as usize)
@@ -591,11 +606,11 @@ impl Parser<'_> {
                 if args.len() == kind.value_args() {
                     // Past the values: memory order, scope and tags.
                     p.tag_words(&name, true)?;
-                    if !matches!(kind, AtomicKind::Load | AtomicKind::Store)
+                    let atomic = !matches!(kind, AtomicKind::Load | AtomicKind::Store)
                         || p.tags
                             .iter()
-                            .any(|t| ["RLX", "ACQ", "REL", "SC"].contains(&t.as_str()))
-                    {
+                            .any(|t| ["RLX", "ACQ", "REL", "SC"].contains(&t.as_str()));
+                    if atomic && !p.tags.iter().any(|t| t == "A") {
                         p.tags.push("A".into());
                     }
                     break;
