@@ -263,10 +263,7 @@ fn vulkan_dialect_agrees_with_its_table() {
             .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
         for model in ["SSO", "CM"] {
             for engine in [Engine::Explore, Engine::Smt] {
-                let m = Model::by_name(model).unwrap();
-                let mut opts = Options::default().with_engine(engine);
-                opts.memory = Some(vulkan.clone());
-                let a = query::analyse(&test, &m, &opts).unwrap();
+                let a = analyse_with(&test, model, engine, &vulkan);
                 assert_eq!(
                     a.condition_holds,
                     Some(want == "1"),
@@ -443,10 +440,7 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
                 if model == "CM" && engine == Engine::Explore {
                     continue; // the explorer's state limit under CM: docs/memory-models.md
                 }
-                let m = Model::by_name(model).unwrap();
-                let mut opts = Options::default().with_engine(engine);
-                opts.memory = Some(vulkan.clone());
-                let a = query::analyse(&test, &m, &opts).unwrap();
+                let a = analyse_with(&test, model, engine, &vulkan);
                 assert_eq!(
                     a.condition_holds,
                     Some(want),
@@ -472,7 +466,6 @@ fn dartagnan_ptx_sample_matches_the_published_table() {
     let dir = Path::new("tests/data/dartagnan-ptx");
     let table = std::fs::read_to_string(dir.join("PTXv7_5-expected.csv")).unwrap();
     let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
-    let m = Model::by_name("SSO").unwrap();
     let mut checked = 0;
     for line in table.lines().filter(|l| !l.trim().is_empty()) {
         let (file, want) = line.split_once(',').unwrap();
@@ -481,9 +474,7 @@ fn dartagnan_ptx_sample_matches_the_published_table() {
         let partial_co = file.ends_with("Co-Total-3-threads-scope-same.litmus");
         let want = (want == "1") != partial_co;
         for engine in [Engine::Explore, Engine::Smt] {
-            let mut opts = Options::default().with_engine(engine);
-            opts.memory = Some(ptx.clone());
-            let a = query::analyse(&test, &m, &opts).unwrap();
+            let a = analyse_with(&test, "SSO", engine, &ptx);
             assert_eq!(
                 a.condition_holds,
                 Some(want),
@@ -580,9 +571,7 @@ fn dependencies_forbid_load_buffering_under_ptx() {
         let src = lb(second);
         let test = tangle::dialect::ptx::parse("lb.litmus", src.as_bytes()).unwrap();
         for engine in [Engine::Explore, Engine::Smt] {
-            let mut opts = Options::default().with_engine(engine);
-            opts.memory = Some(ptx.clone());
-            let a = query::analyse(&test, &m, &opts).unwrap();
+            let a = analyse_with(&test, "SSO", engine, &ptx);
             assert_eq!(a.condition_holds, Some(holds), "{second}, {engine:?}");
         }
     }
@@ -617,7 +606,6 @@ fn dependencies_forbid_load_buffering_under_ptx() {
 /// `"GEN"`, `"#cbar1"`, `"@y"`), and the verdict under the dialect's model is the same.
 #[test]
 fn dialect_tests_print_as_litmus_that_reads_back() {
-    let m = Model::by_name("SSO").unwrap();
     let mut checked = 0;
     for (dir, model) in [
         ("tests/data/dartagnan-ptx/litmus/PTX", "ptx"),
@@ -653,13 +641,24 @@ fn dialect_tests_print_as_litmus_that_reads_back() {
                     .collect::<Vec<_>>()
             };
             assert_eq!(tags(&test), tags(&again), "{}:\n{text}", path.display());
-            let mut opts = Options::default().with_engine(Engine::Smt);
-            opts.memory = Some(mm.clone());
-            let a = query::analyse(&test, &m, &opts).unwrap();
-            let b = query::analyse(&again, &m, &opts).unwrap();
+            let a = analyse_with(&test, "SSO", Engine::Smt, &mm);
+            let b = analyse_with(&again, "SSO", Engine::Smt, &mm);
             assert_eq!(a.verdict, b.verdict, "{}", path.display());
             checked += 1;
         }
     }
     assert!(checked >= 30, "only {checked} files");
+}
+
+/// `test` analysed under execution model `model` and memory model `mm` by `engine`.
+fn analyse_with(
+    test: &tangle::syntax::ast::Test,
+    model: &str,
+    engine: Engine,
+    mm: &Arc<MemoryModel>,
+) -> query::Analysis {
+    let m = Model::by_name(model).unwrap();
+    let mut opts = Options::default().with_engine(engine);
+    opts.memory = Some(mm.clone());
+    query::analyse(test, &m, &opts).unwrap()
 }

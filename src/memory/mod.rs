@@ -145,13 +145,9 @@ impl MemoryModel {
         // the stdlib defines from it (`sync_fence`).
         let uses_sched = mentions(&model, "sched")
             || stdlib.stmts.iter().any(|s| match s {
-                cat::ast::Stmt::Let(bs) | cat::ast::Stmt::LetRec(bs) => bs.iter().any(|b| {
-                    let one = cat::Model {
-                        stmts: vec![s.clone()],
-                        ..stdlib.clone()
-                    };
-                    mentions(&one, "sched") && mentions(&model, &b.name)
-                }),
+                cat::ast::Stmt::Let(bs) | cat::ast::Stmt::LetRec(bs) => bs
+                    .iter()
+                    .any(|b| mentions_expr(&b.body, "sched") && mentions(&model, &b.name)),
                 _ => false,
             });
         model
@@ -188,28 +184,31 @@ fn validate(model: &cat::Model) -> Result<(), cat::interp::EvalError> {
 
 /// Does the model (or anything it includes) name `base`?
 fn mentions(m: &cat::Model, base: &str) -> bool {
-    use cat::ast::{Expr, Stmt};
-    fn expr(e: &Expr, base: &str) -> bool {
-        match e {
-            Expr::Empty => false,
-            Expr::Name(n, _) => n == base,
-            Expr::App(f, args, _) => f == base || args.iter().any(|a| expr(a, base)),
-            Expr::Bracket(a)
-            | Expr::Compl(a)
-            | Expr::Inverse(a)
-            | Expr::Plus(a)
-            | Expr::Star(a)
-            | Expr::Opt(a) => expr(a, base),
-            Expr::Union(a, b)
-            | Expr::Inter(a, b)
-            | Expr::Diff(a, b)
-            | Expr::Seq(a, b)
-            | Expr::Cartesian(a, b) => expr(a, base) || expr(b, base),
-        }
-    }
+    use cat::ast::Stmt;
     m.stmts.iter().any(|s| match s {
-        Stmt::Let(bs) | Stmt::LetRec(bs) => bs.iter().any(|b| expr(&b.body, base)),
-        Stmt::Check(c) => expr(&c.expr, base),
+        Stmt::Let(bs) | Stmt::LetRec(bs) => bs.iter().any(|b| mentions_expr(&b.body, base)),
+        Stmt::Check(c) => mentions_expr(&c.expr, base),
         Stmt::Include(i) => mentions(i, base),
     })
+}
+
+/// Does the expression name `base`?
+fn mentions_expr(e: &cat::ast::Expr, base: &str) -> bool {
+    use cat::ast::Expr;
+    match e {
+        Expr::Empty => false,
+        Expr::Name(n, _) => n == base,
+        Expr::App(f, args, _) => f == base || args.iter().any(|a| mentions_expr(a, base)),
+        Expr::Bracket(a)
+        | Expr::Compl(a)
+        | Expr::Inverse(a)
+        | Expr::Plus(a)
+        | Expr::Star(a)
+        | Expr::Opt(a) => mentions_expr(a, base),
+        Expr::Union(a, b)
+        | Expr::Inter(a, b)
+        | Expr::Diff(a, b)
+        | Expr::Seq(a, b)
+        | Expr::Cartesian(a, b) => mentions_expr(a, base) || mentions_expr(b, base),
+    }
 }
