@@ -238,26 +238,22 @@ pub fn judge(
             }
         }
     }
+    let partial = model.coherence == super::Coherence::Partial;
     let mut count: u64 = 1;
     for s in &sources {
         count = count.saturating_mul(s.len() as u64);
     }
     for (_, ws) in writes.values() {
-        count = count.saturating_mul((1..=ws.len() as u64).product::<u64>().max(1));
+        count = count.saturating_mul(orders_count(ws.len(), partial));
     }
     let mut out = Judgement::default();
     if count > MAX_CANDIDATES {
         out.too_many = true;
         return Ok(out);
     }
-    let orders: Vec<Vec<Vec<usize>>> = writes
+    let orders: Vec<Vec<CoOrder>> = writes
         .values()
-        .map(|(init, ws)| {
-            permutations(ws)
-                .into_iter()
-                .map(|p| std::iter::once(*init).chain(p).collect())
-                .collect()
-        })
+        .map(|(init, ws)| coherence_orders(*init, ws, partial))
         .collect();
     let mut rf_pick = vec![0usize; reads.len()];
     loop {
@@ -271,18 +267,8 @@ pub fn judge(
         );
         let mut co_pick = vec![0usize; orders.len()];
         loop {
-            let mut co = Matrix::new(n);
-            let mut finals = init.to_vec();
-            for (k, o) in orders.iter().enumerate() {
-                let chain = &o[co_pick[k]];
-                for i in 0..chain.len() {
-                    for j in i + 1..chain.len() {
-                        co.insert(chain[i], chain[j]);
-                    }
-                }
-                let last = &ev[*chain.last().expect("init write")];
-                finals[last.cell.expect("a write has a cell") as usize] = last.value;
-            }
+            let chosen: Vec<&CoOrder> = orders.iter().zip(&co_pick).map(|(o, &k)| &o[k]).collect();
+            let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
             if let Err(e) = budget.check("judging candidate executions") {
                 out.exhausted = Some(e);
                 return Ok(out);
@@ -294,19 +280,43 @@ pub fn judge(
             let failed: Vec<usize> = (0..results.len())
                 .filter(|&k| !results[k].flag && !results[k].holds)
                 .collect();
+            // Each choice of a coherence-maximal write per cell is a final memory (one choice
+            // under a total order).
+            let ev = &ev;
+            let finals_of = || {
+                let mut all = vec![init.to_vec()];
+                for o in &chosen {
+                    all = all
+                        .into_iter()
+                        .flat_map(|f: Vec<u32>| {
+                            o.last.iter().map(move |&w| {
+                                let mut f = f.clone();
+                                let e = &ev[w];
+                                f[e.cell.expect("a write has a cell") as usize] = e.value;
+                                f
+                            })
+                        })
+                        .collect();
+                }
+                all
+            };
             if failed.is_empty() {
                 for c in results.iter().filter(|c| c.flag && c.holds) {
                     out.flags.insert(c.name.clone());
                 }
-                out.finals
-                    .entry(finals)
-                    .or_insert_with(|| execution(prog, &ev, &rf, &orders, &co_pick));
+                for finals in finals_of() {
+                    out.finals
+                        .entry(finals)
+                        .or_insert_with(|| execution(prog, ev, &rf, &chosen));
+                }
             } else if let [k] = failed[..] {
                 let c = &results[k];
-                let key = (finals, super::axiom_name(k, &c.name, c.kind));
-                out.near_misses
-                    .entry(key)
-                    .or_insert_with(|| execution(prog, &ev, &rf, &orders, &co_pick));
+                let name = super::axiom_name(k, &c.name, c.kind);
+                for finals in finals_of() {
+                    out.near_misses
+                        .entry((finals, name.clone()))
+                        .or_insert_with(|| execution(prog, ev, &rf, &chosen));
+                }
             }
             if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
                 break;
@@ -319,14 +329,111 @@ pub fn judge(
     Ok(out)
 }
 
+/// One candidate coherence order of a cell's writes.
+struct CoOrder {
+    /// Every ordered pair (transitively closed; the initial write before every other).
+    pairs: Vec<(usize, usize)>,
+    /// The covering pairs, as reports list them.
+    cover: Vec<(usize, usize)>,
+    /// The coherence-maximal writes: where the cell's final value may come from.
+    last: Vec<usize>,
+}
+
+/// How many orders [`coherence_orders`] gives for `k` writes: `k!` total orders, or the
+/// number of labelled posets (OEIS A001035) when coherence is partial.
+fn orders_count(k: usize, partial: bool) -> u64 {
+    const POSETS: [u64; 8] = [1, 1, 3, 19, 219, 4231, 130_023, 6_129_859];
+    if partial {
+        POSETS.get(k).copied().unwrap_or(u64::MAX)
+    } else {
+        (1..=k as u64).product::<u64>().max(1)
+    }
+}
+
+/// The coherence orders of one cell: the initial write `init` first, then every total order
+/// of `ws`, or every strict partial order of them when `partial`.
+fn coherence_orders(init: usize, ws: &[usize], partial: bool) -> Vec<CoOrder> {
+    // Each order as its "before" sets over indices into `ws`.
+    let mut posets: Vec<Vec<Vec<bool>>> = vec![Vec::new()];
+    for k in 0..ws.len() {
+        let mut next = Vec::new();
+        for p in &posets {
+            // Place element k: each earlier element goes below it, above it, or (partial
+            // only) beside it; kept when the result is still transitive.
+            let choices: u32 = if partial { 3 } else { 2 };
+            for code in 0..choices.pow(k as u32) {
+                let side: Vec<u32> = (0..k)
+                    .map(|i| code / choices.pow(i as u32) % choices)
+                    .collect();
+                // side 0: i < k, 1: k < i, 2: unrelated.
+                let below = |i: usize| side[i] == 0;
+                let above = |i: usize| side[i] == 1;
+                let ok = (0..k).all(|i| {
+                    (0..k).all(|j| {
+                        // Transitivity through the new element: i < j < k needs i < k,
+                        // k < i < j needs k < j, and i < k < j needs i < j.
+                        let up = p[i][j] && below(j) && !below(i);
+                        let down = p[i][j] && above(i) && !above(j);
+                        let across = below(i) && above(j) && !p[i][j];
+                        !(up || down || across)
+                    })
+                });
+                if !ok {
+                    continue;
+                }
+                let mut q: Vec<Vec<bool>> = p
+                    .iter()
+                    .map(|row| {
+                        let mut row = row.clone();
+                        row.push(false);
+                        row
+                    })
+                    .collect();
+                q.push(vec![false; k + 1]);
+                for i in 0..k {
+                    q[i][k] = side[i] == 0;
+                    q[k][i] = side[i] == 1;
+                }
+                next.push(q);
+            }
+        }
+        posets = next;
+    }
+    posets
+        .into_iter()
+        .map(|p| {
+            let k = ws.len();
+            let mut pairs: Vec<(usize, usize)> = ws.iter().map(|&w| (init, w)).collect();
+            let mut cover = Vec::new();
+            for i in 0..k {
+                for j in 0..k {
+                    if p[i][j] {
+                        pairs.push((ws[i], ws[j]));
+                        if !(0..k).any(|m| p[i][m] && p[m][j]) {
+                            cover.push((ws[i], ws[j]));
+                        }
+                    }
+                }
+            }
+            for j in 0..k {
+                if !(0..k).any(|i| p[i][j]) {
+                    cover.push((init, ws[j]));
+                }
+            }
+            let mut last: Vec<usize> = (0..k)
+                .filter(|&i| !(0..k).any(|j| p[i][j]))
+                .map(|i| ws[i])
+                .collect();
+            if last.is_empty() {
+                last.push(init);
+            }
+            CoOrder { pairs, cover, last }
+        })
+        .collect()
+}
+
 /// A candidate's reads-from and coherence in words.
-fn execution(
-    prog: &Program,
-    ev: &[Event],
-    rf: &Matrix,
-    orders: &[Vec<Vec<usize>>],
-    co_pick: &[usize],
-) -> super::Execution {
+fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> super::Execution {
     let describe = |i: usize| {
         let e = &ev[i];
         let at = e.acc.as_ref().map(|a| (a.block, a.instr));
@@ -339,9 +446,9 @@ fn execution(
             out.rf.push((describe(w), describe(r)));
         }
     }
-    for (k, o) in orders.iter().enumerate() {
-        for pair in o[co_pick[k]].windows(2) {
-            out.co.push((describe(pair[0]), describe(pair[1])));
+    for o in chosen {
+        for &(a, b) in &o.cover {
+            out.co.push((describe(a), describe(b)));
         }
     }
     out
@@ -359,18 +466,49 @@ fn advance(digits: &mut [usize], radix: impl Iterator<Item = usize>) -> bool {
     false
 }
 
-fn permutations(xs: &[usize]) -> Vec<Vec<usize>> {
-    if xs.len() <= 1 {
-        return vec![xs.to_vec()];
-    }
-    let mut out = Vec::new();
-    for i in 0..xs.len() {
-        let mut rest = xs.to_vec();
-        let x = rest.remove(i);
-        for mut p in permutations(&rest) {
-            p.insert(0, x);
-            out.push(p);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every total order, or every strict partial order (the labelled posets), once each,
+    /// transitively closed, with the initial write first.
+    #[test]
+    fn coherence_orders_are_the_orders() {
+        for partial in [false, true] {
+            for k in 0..=4 {
+                let ws: Vec<usize> = (1..=k).collect();
+                let orders = coherence_orders(0, &ws, partial);
+                assert_eq!(
+                    orders.len() as u64,
+                    orders_count(k, partial),
+                    "{k} {partial}"
+                );
+                let mut seen = BTreeSet::new();
+                for o in &orders {
+                    let set: BTreeSet<(usize, usize)> = o.pairs.iter().copied().collect();
+                    assert!(ws.iter().all(|&w| set.contains(&(0, w))));
+                    for &(a, b) in &set {
+                        assert!(!set.contains(&(b, a)), "antisymmetric");
+                        for &(b2, c) in &set {
+                            assert!(b2 != b || set.contains(&(a, c)), "transitive");
+                        }
+                    }
+                    let total = ws.iter().all(|&a| {
+                        ws.iter()
+                            .all(|&b| a == b || set.contains(&(a, b)) || set.contains(&(b, a)))
+                    });
+                    assert!(partial || total);
+                    // The last writes: those with no successor (the initial write if none).
+                    let last: Vec<usize> = ws
+                        .iter()
+                        .copied()
+                        .filter(|&a| !set.iter().any(|&(x, _)| x == a))
+                        .collect();
+                    assert_eq!(o.last, if k == 0 { vec![0] } else { last });
+                    assert!(!total || o.last.len() == 1);
+                    assert!(seen.insert(set), "each order once");
+                }
+            }
         }
     }
-    out
 }

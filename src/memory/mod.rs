@@ -75,6 +75,44 @@ pub struct MemoryModel {
     /// Does the model read `sched` (the SIMT-Step schedule)? Only then do executions that
     /// differ only in the order of independent steps have to be told apart.
     pub uses_sched: bool,
+    /// Whether every location's writes are totally ordered by `co`.
+    pub coherence: Coherence,
+}
+
+/// What the base `co` is: a total order of each location's writes (herd's and Dartagnan's
+/// default), or only a strict partial order (PTX, where only morally strong writes must be
+/// ordered and the model says which; Dartagnan's `Arch.coIsTotal`). Either way the initial
+/// write comes first. Under a partial order a location's final value is that of some
+/// coherence-maximal write, as in Dartagnan. A model asks for it with a comment line
+/// `// tangle: coherence partial` (herd and Dartagnan read past it); the bundled `ptx` has it
+/// from the table of built-in names, so its file stays Dartagnan's, unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Coherence {
+    Total,
+    Partial,
+}
+
+impl Coherence {
+    /// The pragma in a model's text, if any (`// tangle: coherence partial` or `total`, also
+    /// inside `(* *)`).
+    fn declared(text: &str) -> Option<Coherence> {
+        text.lines().find_map(|l| {
+            let l = l.trim_start();
+            if !(l.starts_with("//") || l.starts_with("(*")) {
+                return None;
+            }
+            let rest = l.split_once("tangle:")?.1.trim_start();
+            let word = rest.strip_prefix("coherence")?.trim_start();
+            if word.starts_with("partial") {
+                Some(Coherence::Partial)
+            } else if word.starts_with("total") {
+                Some(Coherence::Total)
+            } else {
+                None
+            }
+        })
+    }
 }
 
 /// Why a memory model could not be loaded.
@@ -90,21 +128,27 @@ pub enum MemoryModelError {
 
 const STDLIB: &str = include_str!("../../encodings/memory/stdlib.cat");
 
-/// Built-in names and the bundled file each stands for (`sc` is the native SC: `None`).
-const NAMES: &[(&str, Option<&str>)] = &[
-    ("sc", None),
-    ("vulkan", Some("vulkan.cat")),
-    ("ptx", Some("ptx.cat")),
+/// Built-in names, the bundled file each stands for (`sc` is the native SC: `None`) and its
+/// coherence.
+const NAMES: &[(&str, Option<&str>, Coherence)] = &[
+    ("sc", None, Coherence::Total),
+    ("vulkan", Some("vulkan.cat"), Coherence::Total),
+    ("ptx", Some("ptx.cat"), Coherence::Partial),
 ];
 
 impl MemoryModel {
     /// Resolves `--memory-model`: `sc` (native, `Ok(None)`), a bundled name or file
     /// (`vulkan`, `sc.cat`), or a path to a cat file.
     pub fn resolve(spec: &str) -> Result<Option<MemoryModel>, MemoryModelError> {
-        if let Some((_, file)) = NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(spec)) {
+        if let Some((_, file, co)) = NAMES.iter().find(|(n, ..)| n.eq_ignore_ascii_case(spec)) {
             return match file {
                 None => Ok(None),
-                Some(f) => Self::bundled(spec, f).map(Some),
+                Some(f) => Self::bundled(spec, f).map(|m| {
+                    Some(MemoryModel {
+                        coherence: *co,
+                        ..m
+                    })
+                }),
             };
         }
         let path = Path::new(spec);
@@ -158,6 +202,7 @@ impl MemoryModel {
             name: name.to_string(),
             cat: model,
             uses_sched,
+            coherence: Coherence::declared(text).unwrap_or(Coherence::Total),
         })
     }
 }

@@ -59,6 +59,10 @@ pub(super) struct Relaxed {
     evs: Vec<CatEv>,
     /// Coherence clock of each write event (initial writes: 0).
     clock: HashMap<usize, Int>,
+    /// The coherence order: one term per pair of writes that may share a cell.
+    co: BTreeMap<(u32, u32), Bool>,
+    /// Coherence is only a partial order (several writes may be coherence-last).
+    partial: bool,
     /// Assumed: the execution satisfies every axiom of the model (implies `a_rf` and each
     /// axiom's literal).
     pub a_cat: Bool,
@@ -386,6 +390,10 @@ impl<'p> Encoding<'p> {
                 clock.insert(w, c);
             }
         }
+        // Under partial coherence (docs/memory-models.md) two writes of a cell are ordered
+        // only when their `co_rel` variable says so; the clocks still order those that are, and
+        // transitivity is asserted.
+        let partial = mm.coherence == crate::memory::Coherence::Partial;
         let mut co = BTreeMap::new();
         for a in 0..n {
             for b in 0..n {
@@ -406,10 +414,35 @@ impl<'p> Encoding<'p> {
                 if x.info.thread.is_some() && a < b {
                     self.assert(&implies(l, &clock[&a].eq(&clock[&b]).not()));
                 }
-                co.insert((a as u32, b as u32), and(&[l, &clock[&a].lt(&clock[&b])]));
+                let related = if partial && x.info.thread.is_some() {
+                    let (i, j) = (a.min(b), a.max(b));
+                    Bool::new_const(format!("co_rel_e{i}_e{j}"))
+                } else {
+                    konst(true)
+                };
+                co.insert(
+                    (a as u32, b as u32),
+                    and(&[l, &related, &clock[&a].lt(&clock[&b])]),
+                );
             }
         }
-        sym.rels.insert("co".into(), rel(co));
+        if partial {
+            for (&(a, b), ab) in &co {
+                for (&(b2, c), bc) in co.range((b, 0)..(b + 1, 0)) {
+                    debug_assert_eq!(b, b2);
+                    if c == a {
+                        continue;
+                    }
+                    budget.check("encoding coherence")?;
+                    let both = and(&[ab, bc]);
+                    match co.get(&(a, c)) {
+                        Some(ac) => self.assert(&implies(&both, ac)),
+                        None => self.assert(&not(&both)),
+                    }
+                }
+            }
+        }
+        sym.rels.insert("co".into(), rel(co.clone()));
 
         let results = interp::run(&mm.cat, &mut sym);
         if let Some(e) = sym.exhausted.take() {
@@ -446,6 +479,8 @@ impl<'p> Encoding<'p> {
             rf_vars,
             evs,
             clock,
+            co,
+            partial,
             a_cat,
             flags,
             error,
@@ -499,15 +534,26 @@ impl<'p> Encoding<'p> {
         };
         let g = &self.prog.globals[global as usize];
         let mut acc = bv(g.init[off as usize]);
+        // The value of a coherence-maximal write; under partial coherence any one of them, as
+        // a free choice (`final_pick`), else the unique one.
+        let mut found = konst(false);
         for &w in &writes {
             let mut c = vec![hits(w)];
             for &w2 in &writes {
-                if w2 != w {
-                    c.push(implies(&hits(w2), &r.clock[&w2].lt(&r.clock[&w])));
+                if let Some(co) = r.co.get(&(w as u32, w2 as u32)) {
+                    c.push(not(&and(&[&hits(w2), co])));
                 }
             }
             let refs: Vec<&Bool> = c.iter().collect();
-            acc = super::terms::ite(&and(&refs), r.evs[w].value.as_ref().expect("a write"), &acc);
+            let last = and(&refs);
+            let take = if r.partial {
+                let pick = Bool::new_const(format!("final_pick_e{w}"));
+                and(&[&last, &or(&[pick, not(&found)])])
+            } else {
+                last.clone()
+            };
+            acc = super::terms::ite(&take, r.evs[w].value.as_ref().expect("a write"), &acc);
+            found = or(&[found, last]);
         }
         acc
     }
@@ -703,11 +749,17 @@ impl<'p> Encoding<'p> {
                 by_cell.entry(cell(e)).or_default().push((clock, w));
             }
         }
+        // The covering pairs of coherence (consecutive writes under a total order).
+        let co = |a: usize, b: usize| r.co.get(&(a as u32, b as u32)).is_some_and(&yes);
         for ws in by_cell.values_mut() {
             ws.sort();
-            for pair in ws.windows(2) {
-                out.co
-                    .push((describe(&r.evs[pair[0].1]), describe(&r.evs[pair[1].1])));
+            for (i, &(_, a)) in ws.iter().enumerate() {
+                for &(_, b) in &ws[i + 1..] {
+                    let covers = co(a, b) && !ws.iter().any(|&(_, m)| co(a, m) && co(m, b));
+                    if covers {
+                        out.co.push((describe(&r.evs[a]), describe(&r.evs[b])));
+                    }
+                }
             }
         }
         Some(out)
