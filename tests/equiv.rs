@@ -382,3 +382,58 @@ fn docs_transforms_md_shows_the_current_table() {
          and paste its output:\n{table}\n{details}"
     );
 }
+
+/// Under a relaxed memory model a transformation SC forbids can be valid: swapping two
+/// relaxed atomic stores to different locations adds an outcome under SC (`>` under every
+/// execution model) and none under `vulkan` (`=`), where a reader may already see them in
+/// either order. Each verdict `equiv` relies on is checked by both engines.
+#[test]
+fn swapping_relaxed_stores_is_valid_under_vulkan_only() {
+    let load_pair = |side: &str| {
+        load(&format!(
+            "litmus/transforms-relaxed/swap_relaxed_stores.{side}.litmus"
+        ))
+    };
+    let (b, a) = (load_pair("before"), load_pair("after"));
+    let vulkan = std::sync::Arc::new(
+        tangle::memory::MemoryModel::resolve("vulkan")
+            .unwrap()
+            .unwrap(),
+    );
+    let mut opts = Options::default();
+    assert_eq!(
+        row(&equiv(&b, &a, &Model::builtin(), &opts, false).unwrap()),
+        "> > > > > > >"
+    );
+    opts.memory = Some(vulkan.clone());
+    let r = equiv(&b, &a, &Model::builtin(), &opts, false).unwrap();
+    assert_eq!(row(&r), "= = = = = = =");
+    assert_eq!(r.results[0].model, "CM+vulkan");
+    for model in ["CM", "SSO"] {
+        let m = Model::by_name(model).unwrap();
+        for engine in [Engine::Explore, Engine::Smt] {
+            for (test, memory, allowed) in [
+                (&b, None, false),
+                (&a, None, true),
+                (&b, Some(vulkan.clone()), true),
+                (&a, Some(vulkan.clone()), true),
+            ] {
+                let mut o = Options::default().with_engine(engine);
+                o.memory = memory;
+                let v = analyse(test, &m, &o).unwrap().verdict;
+                let want = if allowed {
+                    Verdict::Allowed
+                } else {
+                    Verdict::Forbidden
+                };
+                assert_eq!(
+                    v,
+                    want,
+                    "{} {model} {engine:?} {:?}",
+                    test.name,
+                    o.memory.map(|m| m.name.clone())
+                );
+            }
+        }
+    }
+}

@@ -100,6 +100,31 @@ impl ModelArgs {
     }
 }
 
+/// The memory models a command judges under.
+#[derive(Args, Clone)]
+pub struct MemoryArgs {
+    /// The memory model: sc (built in, the default), vulkan or ptx (bundled), a bundled file
+    /// such as sc.cat, or a path to a herd .cat file; repeatable (each question is then asked
+    /// under every execution model x memory model, named like SSO+vulkan).
+    #[arg(long, value_name = "sc|vulkan|ptx|FILE.cat", default_value = "sc")]
+    pub memory_model: Vec<String>,
+}
+
+impl MemoryArgs {
+    /// The models, in the order given (`None`: the built-in SC).
+    pub fn resolve(
+        &self,
+    ) -> Result<
+        Vec<Option<std::sync::Arc<tangle::memory::MemoryModel>>>,
+        tangle::memory::MemoryModelError,
+    > {
+        self.memory_model
+            .iter()
+            .map(|spec| Ok(tangle::memory::MemoryModel::resolve(spec)?.map(std::sync::Arc::new)))
+            .collect()
+    }
+}
+
 /// The loop bound (at least 1: a loop body that may not run once is not a bound).
 #[derive(Args, Clone)]
 pub struct UnrollArg {
@@ -122,11 +147,8 @@ pub struct Common {
     /// The engine that answers: smt (Z3, every model) or explore (every interleaving).
     #[arg(long, value_enum, default_value_t = EngineArg::Smt)]
     pub engine: EngineArg,
-    /// The memory model: sc (built in, the default), vulkan (bundled), a bundled file such as
-    /// sc.cat, or a path to a herd .cat file; repeatable (each test is then judged under every
-    /// execution model x memory model, named like SSO+vulkan).
-    #[arg(long, value_name = "sc|vulkan|FILE.cat", default_value = "sc")]
-    pub memory_model: Vec<String>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Time budget per test in milliseconds, all phases (encoding, solving, exploring); when
     /// it runs out the verdict is unknown, with the phase it stopped in.
     #[arg(long, value_name = "MS")]
@@ -427,6 +449,8 @@ pub struct EquivArgs {
     pub q: Option<PathBuf>,
     #[command(flatten)]
     pub models: ModelArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Ask whether every outcome of P is an outcome of Q (P refines Q) instead of equality.
     #[arg(long)]
     pub refines: bool,

@@ -99,13 +99,10 @@ pub fn run(kind: Kind, c: &Common) -> Status {
     if tests.is_empty() || (status == Status::Error && by_name) {
         return status;
     }
-    let mut memories = Vec::new();
-    for spec in &c.memory_model {
-        match tangle::memory::MemoryModel::resolve(spec) {
-            Ok(m) => memories.push(m.map(std::sync::Arc::new)),
-            Err(e) => return out::error(e),
-        }
-    }
+    let memories = match c.memory.resolve() {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
     let engine = c.engine.engine();
     let mut opts = Options::default()
         .with_unroll(c.unroll.unroll)

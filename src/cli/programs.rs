@@ -22,6 +22,10 @@ pub fn equiv(a: &EquivArgs) -> Status {
         Ok(l) => l,
         Err(e) => return out::error(e),
     };
+    let memories = match a.memory.resolve() {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
     let opts = Options::default()
         .with_unroll(a.unroll.unroll)
         .with_timeout_ms(a.timeout)
@@ -52,7 +56,29 @@ pub fn equiv(a: &EquivArgs) -> Status {
             (Ok(pt), Ok(qt)) => (pt, qt),
             _ => return Status::Error,
         };
-        match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
+        // One report per pair: the results under each memory model, one after the other.
+        let mut report: Option<eq::EquivReport> = None;
+        let mut failed = None;
+        for mm in &memories {
+            let mut opts = opts.clone();
+            opts.memory = mm.clone();
+            match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
+                Ok(r) => match &mut report {
+                    None => report = Some(r),
+                    Some(all) => all.results.extend(r.results),
+                },
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let result = match (report, failed) {
+            (_, Some(e)) => Err(e),
+            (Some(r), None) => Ok(r),
+            (None, None) => unreachable!("--memory-model has a default"),
+        };
+        match result {
             Ok(r) => reports.push((name.clone(), r)),
             // The budget ran out: this pair's answer is unknown; the others still count.
             Err(eq::EquivError::Exhausted(e)) => {
@@ -71,7 +97,14 @@ pub fn equiv(a: &EquivArgs) -> Status {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let names: Vec<String> = models.iter().map(|m| m.name.clone()).collect();
+    let names: Vec<String> = memories
+        .iter()
+        .flat_map(|mm| {
+            models
+                .iter()
+                .map(|m| tangle::query::model_label(&m.name, mm.as_deref()))
+        })
+        .collect();
     match (a.format, a.table) {
         (Format::Json, true) => {
             let rows: Vec<serde_json::Value> = reports

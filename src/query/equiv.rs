@@ -209,6 +209,7 @@ pub fn equiv(
     let so = SmtOptions {
         timeout_ms: opts.timeout_ms,
         max_outcomes: opts.max_outcomes,
+        memory: opts.memory.clone(),
         ..SmtOptions::default()
     };
     // One time budget for the pair: Q's encoding gets what P's left.
@@ -320,7 +321,7 @@ pub fn equiv(
             }
         });
         results.push(EquivResult {
-            model: m.name.clone(),
+            model: super::model_label(&m.name, opts.memory.as_deref()),
             question,
             holds,
             relation,
