@@ -3,6 +3,7 @@
 use std::path::Path;
 use tangle::model::Model;
 use tangle::query::minimize::{minimize, reductions, statements, MinimizeError};
+use tangle::query::search::Combination;
 use tangle::query::{analyse, Engine, Options, Verdict};
 use tangle::syntax::ast::Test;
 
@@ -39,6 +40,10 @@ fn model(n: &str) -> Model {
     Model::by_name(n).unwrap()
 }
 
+fn sc(n: &str) -> Combination {
+    Combination::sc(model(n))
+}
+
 fn verdict(t: &Test, m: &str, engine: Engine) -> Verdict {
     analyse(t, &model(m), &Options::default().with_engine(engine))
         .unwrap()
@@ -48,7 +53,7 @@ fn verdict(t: &Test, m: &str, engine: Engine) -> Verdict {
 #[test]
 fn a_padded_paper_test_shrinks_to_a_1_minimal_distinguishing_test() {
     let padded = tangle::syntax::parse("sso_ww_padded.litmus", PADDED.as_bytes()).unwrap();
-    let (spec, sso) = (model("Spec"), model("SSO"));
+    let (spec, sso) = (sc("Spec"), sc("SSO"));
     let mut events = 0;
     let m = minimize(&padded, &spec, &sso, &Options::default(), &mut |_| {
         events += 1
@@ -102,8 +107,8 @@ fn a_padded_paper_test_shrinks_to_a_1_minimal_distinguishing_test() {
             continue;
         };
         checked += 1;
-        let a = analyse(&t, &spec, &Options::default()).unwrap();
-        let b = analyse(&t, &sso, &Options::default()).unwrap();
+        let a = analyse(&t, &spec.model, &Options::default()).unwrap();
+        let b = analyse(&t, &sso.model, &Options::default()).unwrap();
         let keeps = a.verdict == Verdict::Allowed
             && b.verdict == Verdict::Forbidden
             && a.undefined_behaviour.is_empty()
@@ -123,8 +128,8 @@ fn a_test_that_does_not_distinguish_is_refused() {
     // CM forbids it as SSO does.
     match minimize(
         &padded,
-        &model("CM"),
-        &model("SSO"),
+        &sc("CM"),
+        &sc("SSO"),
         &Options::default(),
         &mut |_| {},
     ) {

@@ -387,10 +387,11 @@ impl GrammarArgs {
 
 #[derive(Args)]
 pub struct IncludeArgs {
-    /// Model A: a built-in name or a model file.
+    /// Model A: a built-in name or a model file, under SC; or MODEL+MEMORY under a memory
+    /// model (SSO+vulkan, CM+ptx, SSO+my.cat).
     #[arg(required_unless_present = "lattice")]
     pub a: Option<String>,
-    /// Model B: a built-in name or a model file.
+    /// Model B, written as A is.
     #[arg(required_unless_present = "lattice")]
     pub b: Option<String>,
     /// Every ordered pair of the seven built-in models (and --model files): the per-rule
@@ -400,6 +401,10 @@ pub struct IncludeArgs {
     /// With --lattice: an extra model file to place in the lattice; repeatable.
     #[arg(long = "model", requires = "lattice")]
     pub models: Vec<String>,
+    /// With --lattice: the memory models of the product lattice (execution model x memory
+    /// model, nodes named like SSO+vulkan); repeatable; sc alone by default.
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Largest number of lanes (one subgroup) of the bounded check; 2 up to this.
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
@@ -420,9 +425,10 @@ pub struct IncludeArgs {
 
 #[derive(Args)]
 pub struct DistinguishArgs {
-    /// Model A (forbids the outcome): a built-in name or a model file.
+    /// Model A (forbids the outcome): a built-in name or a model file, under SC; or
+    /// MODEL+MEMORY under a memory model (SSO+vulkan, CM+ptx).
     pub a: String,
-    /// Model B (allows the outcome): a built-in name or a model file.
+    /// Model B (allows the outcome), written as A is.
     pub b: String,
     /// Largest number of lanes (one subgroup) tried; 2 up to this.
     #[arg(long, default_value_t = 3)]
@@ -481,10 +487,11 @@ pub struct EquivArgs {
 pub struct MinimizeArgs {
     /// The distinguishing test (`-`: standard input).
     pub file: PathBuf,
-    /// The model that must allow the condition's outcome (B): a built-in name or a model file.
+    /// The model that must allow the condition's outcome (B): a built-in name or a model file,
+    /// or MODEL+MEMORY under a memory model (SSO+vulkan).
     #[arg(long, value_name = "B")]
     pub allowed_by: String,
-    /// The model that must forbid it (A): a built-in name or a model file.
+    /// The model that must forbid it (A), written as B is.
     #[arg(long, value_name = "A")]
     pub forbidden_by: String,
     /// Write the minimized test here instead of standard output.

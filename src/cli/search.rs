@@ -2,7 +2,10 @@
 
 use super::args::{DistinguishArgs, Format, IncludeArgs, MinimizeArgs};
 use super::out::{self, Status};
+use std::sync::Arc;
+use tangle::memory::MemoryModel;
 use tangle::model::Model;
+use tangle::query::search::Combination;
 use tangle::query::search::{Progress, Stop};
 use tangle::query::{self, include, include_proof, Options};
 use tangle::report::{self, dot};
@@ -26,10 +29,25 @@ fn progress_spinner() -> (indicatif::ProgressBar, impl FnMut(&Progress)) {
     (bar, update)
 }
 
-fn resolve_two(a: &str, b: &str) -> Result<(Model, Model), Status> {
-    let a = Model::resolve(a).map_err(|e| out::model_error(&e))?;
-    let b = Model::resolve(b).map_err(|e| out::model_error(&e))?;
-    Ok((a, b))
+/// `MODEL` (under SC) or `MODEL+MEMORY` (`SSO+vulkan`, `CM+my.cat`): a whole model name or
+/// file is tried first, so a file whose name has a `+` still works.
+fn resolve_combination(spec: &str) -> Result<Combination, Status> {
+    match (Model::resolve(spec), spec.rsplit_once('+')) {
+        (Ok(m), _) => Ok(Combination::sc(m)),
+        (Err(_), Some((model, memory))) => {
+            let model = Model::resolve(model).map_err(|e| out::model_error(&e))?;
+            let memory = MemoryModel::resolve(memory).map_err(out::error)?;
+            Ok(Combination {
+                model,
+                memory: memory.map(Arc::new),
+            })
+        }
+        (Err(e), None) => Err(out::model_error(&e)),
+    }
+}
+
+fn resolve_two(a: &str, b: &str) -> Result<(Combination, Combination), Status> {
+    Ok((resolve_combination(a)?, resolve_combination(b)?))
 }
 
 /// `include A B`, or `include --lattice`.
@@ -47,19 +65,29 @@ pub fn include(args: &IncludeArgs) -> Status {
     let (Some(a), Some(b)) = (&args.a, &args.b) else {
         return out::error("give two models, or --lattice");
     };
+    if args.memory.memory_model != ["sc"] {
+        return out::error(
+            "--memory-model builds the product lattice (with --lattice); for two models write MODEL+MEMORY (SSO+vulkan)",
+        );
+    }
     let (a, b) = match resolve_two(a, b) {
         Ok(m) => m,
         Err(s) => return s,
     };
-    let proof = include_proof::unbounded(&a, &b);
-    let run_bounded = !args.no_bounded || !proof.all_proven;
+    // The per-rule proof is about schedules under SC: a memory model may read the schedule
+    // (`sstep`, `sched`), so under one only the bounded search answers.
+    let proof = (a.memory.is_none() && b.memory.is_none())
+        .then(|| include_proof::unbounded(&a.model, &b.model));
+    let run_bounded = !args.no_bounded || !proof.as_ref().is_some_and(|p| p.all_proven);
     if args.format == Format::Text {
-        out::print(&report::search::proof(
-            &a.name,
-            &b.name,
-            &proof,
-            run_bounded,
-        ));
+        match &proof {
+            Some(p) => out::print(&report::search::proof(&a.name(), &b.name(), p, run_bounded)),
+            None => out::print(&format!(
+                "{} ⊆ {}: no per-rule proof under a memory model (the bounded search answers)\n",
+                a.name(),
+                b.name()
+            )),
+        }
     }
     let bounded = if run_bounded {
         let (bar, mut progress) = progress_spinner();
@@ -102,14 +130,34 @@ pub fn include(args: &IncludeArgs) -> Status {
 /// `include --lattice`: every ordered pair of models, proven by rule or refuted by the
 /// bounded search; text, JSON or a DOT picture.
 fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
-    let mut models = Model::builtin();
+    let mut execution = Model::builtin();
     for m in &args.models {
         match Model::resolve(m) {
-            Ok(m) if !models.iter().any(|x| x.name.eq_ignore_ascii_case(&m.name)) => models.push(m),
+            Ok(m)
+                if !execution
+                    .iter()
+                    .any(|x| x.name.eq_ignore_ascii_case(&m.name)) =>
+            {
+                execution.push(m)
+            }
             Ok(m) => return out::error(format!("model `{}` is already in the lattice", m.name)),
             Err(e) => return out::model_error(&e),
         }
     }
+    // The product with the memory models (SC alone by default).
+    let memories = match args.memory.resolve() {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
+    let models: Vec<Combination> = memories
+        .iter()
+        .flat_map(|mm| {
+            execution.iter().map(|m| Combination {
+                model: m.clone(),
+                memory: mm.clone(),
+            })
+        })
+        .collect();
     let n = models.len() as u64;
     let bar = out::progress(n * n.saturating_sub(1), "lattice");
     let shown = bar.clone();
@@ -124,9 +172,9 @@ fn lattice(args: &IncludeArgs, opts: &query::search::SearchOptions) -> Status {
     let names: Vec<(String, String)> = models
         .iter()
         // The description's title ("Collective Memory: ...") labels the node.
-        .map(|m| {
-            let title = m.description.split(':').next().unwrap_or("").trim();
-            (m.name.clone(), title.to_string())
+        .map(|c| {
+            let title = c.model.description.split(':').next().unwrap_or("").trim();
+            (c.name(), title.to_string())
         })
         .collect();
     match args.format {

@@ -5,8 +5,9 @@
 //! instructions, distinguishes the models.
 
 use super::include;
-use super::search::{secs, Layer, Progress, SearchError, SearchOptions, Stop, Witness};
-use crate::model::Model;
+use super::search::{
+    secs, Combination, Layer, Progress, SearchError, SearchOptions, Stop, Witness,
+};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -34,8 +35,8 @@ pub struct Distinction {
 
 /// Searches for a smallest program with an outcome `b` allows and `a` forbids.
 pub fn distinguish(
-    a: &Model,
-    b: &Model,
+    a: &Combination,
+    b: &Combination,
     opts: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Distinction, SearchError> {
@@ -44,12 +45,12 @@ pub fn distinguish(
         a,
         b,
         opts,
-        &format!("tangle distinguish {} {}", a.name, b.name),
+        &format!("tangle distinguish {} {}", a.name(), b.name()),
         progress,
     )?;
     Ok(Distinction {
-        a: a.name.clone(),
-        b: b.name.clone(),
+        a: a.name(),
+        b: b.name(),
         grammar: opts.grammar.describe(),
         max_threads: opts.grammar.threads,
         max_size: opts.max_size,

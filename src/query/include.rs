@@ -24,8 +24,8 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 pub use super::search::{
-    secs, Difference, Layer, Progress, SearchEngine, SearchError, SearchMethod, SearchOptions,
-    Stop, Witness,
+    secs, Combination, Difference, Layer, Progress, SearchEngine, SearchError, SearchMethod,
+    SearchOptions, Stop, Witness,
 };
 use super::search::{walk, End, LayerEnd, Strategy, Walk};
 
@@ -53,8 +53,8 @@ pub struct Bounded {
 /// Is every outcome of `a` an outcome of `b`, for every program of the grammar with 2 to
 /// `opts.grammar.threads` lanes and 1 to `opts.max_size` instructions?
 pub fn bounded(
-    a: &Model,
-    b: &Model,
+    a: &Combination,
+    b: &Combination,
     opts: &SearchOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Bounded, SearchError> {
@@ -63,13 +63,13 @@ pub fn bounded(
         b,
         a,
         opts,
-        &format!("tangle include {} {}", a.name, b.name),
+        &format!("tangle include {} {}", a.name(), b.name()),
         progress,
     )?;
     let holds = search.stop == Stop::Exhausted;
     Ok(Bounded {
-        a: a.name.clone(),
-        b: b.name.clone(),
+        a: a.name(),
+        b: b.name(),
         grammar: opts.grammar.describe(),
         max_threads: opts.grammar.threads,
         max_size: opts.max_size,
@@ -93,17 +93,23 @@ pub(crate) struct Search {
 /// ([`walk`] over the layers), deciding each layer by enumeration or by CEGIS. A program found
 /// is confirmed by the engines and re-checked from its emitted text before it is returned.
 pub(crate) fn search(
-    strong: &Model,
-    weak: &Model,
+    strong: &Combination,
+    weak: &Combination,
     opts: &SearchOptions,
     origin: &str,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Search, SearchError> {
     let (layers, end) = match opts.method {
         SearchMethod::Enumerate => walk(opts, &mut Enumerated::new(strong, weak, opts), progress)?,
+        SearchMethod::Cegis if strong.memory.is_some() || weak.memory.is_some() => {
+            return Err(SearchError::Option(
+                "CEGIS searches under SC memory only: use --method enumerate with a memory model"
+                    .into(),
+            ))
+        }
         SearchMethod::Cegis => walk(
             opts,
-            &mut super::cegis::Cegis::new(strong, weak, opts),
+            &mut super::cegis::Cegis::new(&strong.model, &weak.model, opts),
             progress,
         )?,
     };
@@ -143,23 +149,27 @@ pub(crate) fn search(
 /// Enumeration: every program of the layer, one per symmetry orbit, decided by comparing
 /// both models' outcome sets.
 struct Enumerated<'m> {
-    strong: &'m Model,
-    weak: &'m Model,
+    strong: &'m Combination,
+    weak: &'m Combination,
     opts: &'m SearchOptions,
-    /// The instruction kinds whose class differs: a program without one is skipped.
-    differing: Vec<Kind>,
+    /// The instruction kinds whose class differs: a program without one is skipped. `None`
+    /// when the memory models differ: then any program may tell them apart.
+    differing: Option<Vec<Kind>>,
 }
 
 impl<'m> Enumerated<'m> {
-    fn new(strong: &'m Model, weak: &'m Model, opts: &'m SearchOptions) -> Self {
+    fn new(strong: &'m Combination, weak: &'m Combination, opts: &'m SearchOptions) -> Self {
+        let differing = strong.same_memory(weak).then(|| {
+            Kind::MODELLED
+                .into_iter()
+                .filter(|k| strong.model.class(*k) != weak.model.class(*k))
+                .collect()
+        });
         Enumerated {
             strong,
             weak,
             opts,
-            differing: Kind::MODELLED
-                .into_iter()
-                .filter(|k| strong.class(*k) != weak.class(*k))
-                .collect(),
+            differing,
         }
     }
 }
@@ -180,14 +190,16 @@ impl Strategy for Enumerated<'_> {
                 end = LayerEnd::TimeLimit;
                 return false;
             }
-            if !self.differing.is_empty() && !relevant(p, &self.differing) {
-                walk.irrelevant += 1;
-                return true;
+            if let Some(d) = &self.differing {
+                if !d.is_empty() && !relevant(p, d) {
+                    walk.irrelevant += 1;
+                    return true;
+                }
             }
             layer.checked += 1;
             walk.checked += 1;
             walk.report_throttled(threads, size);
-            if self.differing.is_empty() {
+            if self.differing.as_ref().is_some_and(Vec::is_empty) {
                 return true;
             }
             match differ(p, threads, self.strong, self.weak, self.opts) {
@@ -271,8 +283,8 @@ fn compile(p: &[Stmt], threads: u32) -> Result<(syntax::ast::Test, Program), Str
 pub fn differ(
     p: &[Stmt],
     threads: u32,
-    strong: &Model,
-    weak: &Model,
+    strong: &Combination,
+    weak: &Combination,
     opts: &SearchOptions,
 ) -> Result<Option<Difference>, String> {
     let (_, prog) = compile(p, threads)?;
@@ -281,17 +293,22 @@ pub fn differ(
         .iter()
         .map(|o| prog.observable_name(o))
         .collect();
-    let symbolic = |m: &Model| m.class(Kind::Sgop) == Class::Symbolic;
-    let smt_opts = SmtOptions {
+    let symbolic = |c: &Combination| c.model.class(Kind::Sgop) == Class::Symbolic;
+    let smt_opts = |c: &Combination| SmtOptions {
         timeout_ms: None,
         max_outcomes: opts.max_outcomes,
+        memory: c.memory.clone(),
         ..SmtOptions::default()
     };
-    let complete = |o: smt::SmtOutcomes, m: &Model| match o.incomplete {
-        Some(why) => Err(format!("{}: outcomes {why}", m.name)),
+    let complete = |o: smt::SmtOutcomes, c: &Combination| match o.incomplete {
+        Some(why) => Err(format!("{}: outcomes {why}", c.name())),
         None => Ok(o.outcomes),
     };
-    let explorable = |m: &Model| opts.engine == SearchEngine::Auto && !symbolic(m);
+    let explorable = |c: &Combination| opts.engine == SearchEngine::Auto && !symbolic(c);
+    let encode = |c: &Combination| {
+        smt::Encoding::new(&prog, std::slice::from_ref(&c.model), &smt_opts(c))
+            .map_err(|e| e.to_string())
+    };
     let (strong_set, extra) = match (explorable(strong), explorable(weak)) {
         (true, true) => {
             let s = explore_set(&prog, strong, opts)?;
@@ -302,12 +319,11 @@ pub fn differ(
         (true, false) => {
             // The strong set by the explorer, then one solver call for the weak model.
             let s = explore_set(&prog, strong, opts)?;
-            let enc = smt::Encoding::new(&prog, std::slice::from_ref(weak), &smt_opts)
-                .map_err(|e| e.to_string())?;
+            let enc = encode(weak)?;
             let sv: Vec<Vec<u32>> = s.iter().cloned().collect();
-            let w = enc.outcomes_except(weak, &sv, 1);
+            let w = enc.outcomes_except(&weak.model, &sv, 1);
             if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {
-                return Err(format!("{}: {why}", weak.name));
+                return Err(format!("{}: {why}", weak.name()));
             }
             (s, w.outcomes.into_iter().next())
         }
@@ -315,39 +331,65 @@ pub fn differ(
             // The weak set by the explorer, then one solver call per weak outcome; the
             // strong set is enumerated only when a difference is found.
             let w = explore_set(&prog, weak, opts)?;
-            let enc = smt::Encoding::new(&prog, std::slice::from_ref(strong), &smt_opts)
-                .map_err(|e| e.to_string())?;
+            let enc = encode(strong)?;
             let mut extra = None;
             for o in &w {
-                match enc.reaches(strong, o) {
+                match enc.reaches(&strong.model, o) {
                     smt::Answer::Yes(_) => {}
                     smt::Answer::No => {
                         extra = Some(o.clone());
                         break;
                     }
-                    smt::Answer::Unknown(why) => return Err(format!("{}: {why}", strong.name)),
+                    smt::Answer::Unknown(why) => return Err(format!("{}: {why}", strong.name())),
                 }
             }
             match extra {
                 None => (BTreeSet::new(), None),
                 Some(o) => {
-                    let s = complete(enc.outcomes(strong, opts.max_outcomes), strong)?;
+                    let s = complete(enc.outcomes(&strong.model, opts.max_outcomes), strong)?;
                     (s.into_iter().collect(), Some(o))
                 }
             }
         }
         (false, false) => {
-            // One encoding answers both models.
-            let enc = smt::Encoding::new(&prog, &[strong.clone(), weak.clone()], &smt_opts)
-                .map_err(|e| e.to_string())?;
-            let s = complete(enc.outcomes(strong, opts.max_outcomes), strong)?;
-            let w = enc.outcomes_except(weak, &s, 1);
+            // One encoding answers both models when they share the memory model.
+            let both = [strong.model.clone(), weak.model.clone()];
+            let shared;
+            let (es, ew) = if strong.same_memory(weak) {
+                shared = smt::Encoding::new(&prog, &both, &smt_opts(strong))
+                    .map_err(|e| e.to_string())?;
+                (&shared, &shared)
+            } else {
+                (&encode(strong)?, &encode(weak)?)
+            };
+            let s = complete(es.outcomes(&strong.model, opts.max_outcomes), strong)?;
+            let w = ew.outcomes_except(&weak.model, &s, 1);
             if let (Some(why), true) = (&w.incomplete, w.outcomes.is_empty()) {
-                return Err(format!("{}: {why}", weak.name));
+                return Err(format!("{}: {why}", weak.name()));
             }
             (s.into_iter().collect(), w.outcomes.into_iter().next())
         }
     };
+    // A difference on a program the memory model flags (a data race: undefined behaviour)
+    // is no test: the program counts as undecided (docs/memory-models.md).
+    if extra.is_some() {
+        for c in [strong, weak].into_iter().filter(|c| c.memory.is_some()) {
+            for (flag, answer) in encode(c)?.flags(&c.model) {
+                match answer {
+                    smt::Answer::No => {}
+                    smt::Answer::Yes(_) => {
+                        return Err(format!(
+                            "{}: the memory model flags {flag} (undefined behaviour), so the difference is no test",
+                            c.name()
+                        ))
+                    }
+                    smt::Answer::Unknown(why) => {
+                        return Err(format!("{}: flag {flag} undecided: {why}", c.name()))
+                    }
+                }
+            }
+        }
+    }
     Ok(extra.map(|outcome| Difference {
         observables: names,
         outcome,
@@ -357,33 +399,37 @@ pub fn differ(
 
 fn explore_set(
     prog: &Program,
-    m: &Model,
+    c: &Combination,
     opts: &SearchOptions,
 ) -> Result<BTreeSet<Vec<u32>>, String> {
     let ex = explore::explore(
         prog,
-        m,
+        &c.model,
         &ExploreOptions {
             max_states: opts.max_states,
             budget: crate::budget::Budget::default(),
-            memory: None,
+            memory: c.memory.clone(),
         },
     )
     .map_err(|e| e.to_string())?;
     if ex.limit_hit {
-        return Err(format!("{}: the state limit was reached", m.name));
+        let why = ex
+            .stopped
+            .as_deref()
+            .unwrap_or("the state limit was reached");
+        return Err(format!("{}: {why}", c.name()));
     }
     if let Some((k, _)) = ex.ub.iter().next() {
         return Err(format!(
             "{}: undefined behaviour ({})",
-            m.name,
+            c.name(),
             k.describe()
         ));
     }
     if ex.cut.is_some() {
         return Err(format!(
             "{}: an execution was cut by the loop bound",
-            m.name
+            c.name()
         ));
     }
     // `ex.stuck` is not an error here: a state stuck after a speculation that can no longer
@@ -434,8 +480,8 @@ pub fn separating(outcome: &[u32], strong: &BTreeSet<Vec<u32>>) -> Vec<usize> {
 pub(crate) fn witness(
     p: &[Stmt],
     threads: u32,
-    strong: &Model,
-    weak: &Model,
+    strong: &Combination,
+    weak: &Combination,
     d: &Difference,
     origin: &str,
     notes: Vec<String>,
@@ -452,71 +498,81 @@ pub(crate) fn witness(
     } else {
         condition
     };
-    let name = format!("distinguish_{}_{}", ident(&strong.name), ident(&weak.name));
-    let description = format!("{} allows, {} forbids", weak.name, strong.name);
+    let (sn, wn) = (strong.name(), weak.name());
+    let name = format!("distinguish_{}_{}", ident(&sn), ident(&wn));
+    let description = format!("{wn} allows, {sn} forbids");
     let size = enumerate::size(p);
     let mut comments = vec![
         format!(
-            "{} allows and {} forbids this outcome ({threads} lanes, {size} instructions).",
-            weak.name, strong.name
+            "{wn} allows and {sn} forbids this outcome ({threads} lanes, {size} instructions)."
         ),
         format!("Found by: {origin}"),
     ];
     comments.extend(notes);
-    // Verdicts by re-analysing the emitted text (without the expect line first).
+    // Verdicts by re-analysing the emitted text (without the expect line first): the
+    // built-in models under SC (the `expect` line), then the two sides, each under its own
+    // memory model.
     let draft = r.litmus(&comments, &name, &description, &condition, None);
     let test = syntax::parse(&format!("{name}.litmus"), draft.as_bytes()).map_err(|e| {
         SearchError::Recheck(format!("the emitted test does not parse:\n{e}\n{draft}"))
     })?;
-    let mut models = Model::builtin();
-    for m in [strong, weak] {
-        if !models.iter().any(|b| b == m) {
-            models.push(m.clone());
+    let mut combos: Vec<Combination> = Model::builtin().into_iter().map(Combination::sc).collect();
+    for c in [strong, weak] {
+        if !combos.contains(c) {
+            combos.push(c.clone());
         }
     }
     let prog = super::compile(&test, 1).map_err(|e| SearchError::Recheck(e.to_string()))?;
-    let analyses = super::analyse_models(
-        &test,
-        &prog,
-        &models,
-        &Options::default().with_unroll(1).with_outcomes(false),
-    );
+    let base = Options::default().with_unroll(1).with_outcomes(false);
+    let analyses: Vec<super::Analysis> = combos
+        .iter()
+        .map(|c| {
+            let a = super::analyse_models(
+                &test,
+                &prog,
+                std::slice::from_ref(&c.model),
+                &c.options(&base),
+            );
+            a.into_iter().next().expect("one model, one analysis")
+        })
+        .collect();
     let mut verdicts = Vec::new();
     let mut expect = Vec::new();
     let mut custom = Vec::new();
-    for (m, a) in models.iter().zip(&analyses) {
+    for (c, a) in combos.iter().zip(&analyses) {
         if let Verdict::Unknown(why) = &a.verdict {
             return Err(SearchError::Recheck(format!(
                 "the emitted test is undecided under {}: {why}",
-                m.name
+                c.name()
             )));
         }
-        verdicts.push((m.name.clone(), a.verdict.short().to_string()));
-        let entry = format!("{} {}", m.name, a.verdict.short());
-        if Model::by_name(&m.name).as_ref() == Some(m) {
+        verdicts.push((c.name(), a.verdict.short().to_string()));
+        let entry = format!("{} {}", c.name(), a.verdict.short());
+        if c.memory.is_none() && Model::by_name(&c.model.name).as_ref() == Some(&c.model) {
             expect.push(entry);
         } else {
             custom.push(entry);
         }
     }
-    let verdict_of = |m: &Model| {
-        models
+    let verdict_of = |c: &Combination| {
+        combos
             .iter()
-            .position(|x| x == m)
+            .position(|x| x == c)
             .map(|i| analyses[i].verdict.clone())
     };
     if verdict_of(weak) != Some(Verdict::Allowed) || verdict_of(strong) != Some(Verdict::Forbidden)
     {
         return Err(SearchError::Recheck(format!(
-            "the emitted test does not re-check: {} {:?}, {} {:?} (expected allowed, forbidden); the engines disagree on:\n{draft}",
-            weak.name,
+            "the emitted test does not re-check: {wn} {:?}, {sn} {:?} (expected allowed, forbidden); the engines disagree on:\n{draft}",
             verdict_of(weak),
-            strong.name,
             verdict_of(strong)
         )));
     }
     if !custom.is_empty() {
-        comments.push(format!("Model files: {}.", custom.join(", ")));
+        comments.push(format!(
+            "Model files and memory models: {}.",
+            custom.join(", ")
+        ));
     }
     let text = r.litmus(
         &comments,
@@ -596,18 +652,21 @@ pub enum InclusionVerdict {
 /// Every ordered pair of `models`: the per-rule proof, else the bounded search for a
 /// counterexample. `progress` hears which pair is being decided.
 pub fn lattice(
-    models: &[Model],
+    models: &[Combination],
     opts: &SearchOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Inclusion>, SearchError> {
     let mut pairs = Vec::new();
     for a in models {
         for b in models {
-            if a.name == b.name {
+            if a == b {
                 continue;
             }
-            progress(&format!("{} ⊆ {}?", a.name, b.name));
-            let verdict = if super::include_proof::unbounded(a, b).all_proven {
+            progress(&format!("{} ⊆ {}?", a.name(), b.name()));
+            // The per-rule proof is about schedules under SC; a memory model may read the
+            // schedule (`sstep`, `sched`), so under one only the bounded search answers.
+            let sc = a.memory.is_none() && b.memory.is_none();
+            let verdict = if sc && super::include_proof::unbounded(&a.model, &b.model).all_proven {
                 InclusionVerdict::Proven
             } else {
                 let r = bounded(a, b, opts, &mut |_| {})?;
@@ -630,8 +689,8 @@ pub fn lattice(
                 }
             };
             pairs.push(Inclusion {
-                a: a.name.clone(),
-                b: b.name.clone(),
+                a: a.name(),
+                b: b.name(),
                 verdict,
             });
         }

@@ -13,8 +13,8 @@
 //! greedy: the first reduction that is kept restarts the list, and the search ends when a
 //! whole list is tried without keeping one: then the test is 1-minimal by construction.
 
+use super::search::Combination;
 use super::{analyse_models, compile, Engine, Options, Verdict};
-use crate::model::Model;
 use crate::syntax::ast::{Condition, Expectation, Expr, ExprKind, Prop, Stmt, StmtKind, Test};
 use crate::syntax::print::{condition, expr_to_string, stmt_to_string, to_litmus};
 use crate::syntax::Span;
@@ -83,8 +83,8 @@ pub enum MinimizeError {
 /// 1-minimal test. `progress` hears about every candidate checked with the solver.
 pub fn minimize(
     test: &Test,
-    allowed_by: &Model,
-    forbidden_by: &Model,
+    allowed_by: &Combination,
+    forbidden_by: &Combination,
     opts: &Options,
     progress: &mut dyn FnMut(&Event),
 ) -> Result<Minimized, MinimizeError> {
@@ -92,7 +92,7 @@ pub fn minimize(
     let opts = opts.clone().with_engine(Engine::Smt).with_outcomes(false);
     let models = [forbidden_by.clone(), allowed_by.clone()];
     let prog = compile(test, opts.unroll)?;
-    let first = analyse_models(test, &prog, &models, &opts);
+    let first = analyse_each(test, &prog, &models, &opts);
     let (a, b) = (&first[0], &first[1]);
     if a.verdict != Verdict::Forbidden || b.verdict != Verdict::Allowed {
         let say = |x: &super::Analysis| match &x.verdict {
@@ -149,38 +149,37 @@ pub fn minimize(
     }
     let mut out = current;
     out.name = format!("{}_min", test.name);
+    let (an, fname) = (allowed_by.name(), forbidden_by.name());
     out.description = Some(format!(
-        "{} allows the condition, {} forbids it (1-minimal)",
-        allowed_by.name, forbidden_by.name
+        "{an} allows the condition, {fname} forbids it (1-minimal)"
     ));
-    out.expect = vec![
-        Expectation {
-            model: forbidden_by.name.clone(),
-            allow: false,
+    // `expect` names execution models under SC; a side with a memory model is said in the
+    // header comment only.
+    out.expect = [(forbidden_by, false), (allowed_by, true)]
+        .into_iter()
+        .filter(|(c, _)| c.memory.is_none())
+        .map(|(c, allow)| Expectation {
+            model: c.model.name.clone(),
+            allow,
             span: Span::default(),
-        },
-        Expectation {
-            model: allowed_by.name.clone(),
-            allow: true,
-            span: Span::default(),
-        },
-    ];
+        })
+        .collect();
     let text = format!(
         "// Minimized from {} (test {}) by `tangle minimize --allowed-by {} --forbidden-by {}`:\n\
          // no single reduction (a thread, a statement, a branch, a condition conjunct, a constant)\n\
          // keeps {} allowing and {} forbidding the condition.\n{}",
         test.file,
         test.name,
-        allowed_by.name,
-        forbidden_by.name,
-        allowed_by.name,
-        forbidden_by.name,
+        an,
+        fname,
+        an,
+        fname,
         to_litmus(&out)
     );
     Ok(Minimized {
         file: test.file.clone(),
-        allowed_by: allowed_by.name.clone(),
-        forbidden_by: forbidden_by.name.clone(),
+        allowed_by: an,
+        forbidden_by: fname,
         threads_before: test.threads,
         threads_after: out.threads,
         statements_before: statements(&test.kernel),
@@ -195,11 +194,11 @@ pub fn minimize(
 
 /// Does `forbidden_by` (models[0]) forbid and `allowed_by` (models[1]) allow the condition,
 /// without undefined behaviour unless `ub_allowed`?
-fn check(t: &Test, models: &[Model; 2], opts: &Options, ub_allowed: bool) -> bool {
+fn check(t: &Test, models: &[Combination; 2], opts: &Options, ub_allowed: bool) -> bool {
     let Ok(prog) = compile(t, opts.unroll) else {
         return false;
     };
-    let an = analyse_models(t, &prog, models, opts);
+    let an = analyse_each(t, &prog, models, opts);
     an[0].verdict == Verdict::Forbidden
         && an[1].verdict == Verdict::Allowed
         && (ub_allowed || an.iter().all(|a| a.undefined_behaviour.is_empty()))
@@ -209,8 +208,8 @@ fn check(t: &Test, models: &[Model; 2], opts: &Options, ub_allowed: bool) -> boo
 /// it (Z3 engine; unknown is not distinguishing)?
 pub fn distinguishes(
     test: &Test,
-    allowed_by: &Model,
-    forbidden_by: &Model,
+    allowed_by: &Combination,
+    forbidden_by: &Combination,
     opts: &Options,
 ) -> bool {
     let opts = opts.clone().with_engine(Engine::Smt).with_outcomes(false);
@@ -220,6 +219,19 @@ pub fn distinguishes(
         &opts,
         true,
     )
+}
+
+/// Each side analysed under its own memory model.
+fn analyse_each(
+    t: &Test,
+    prog: &crate::ir::Program,
+    sides: &[Combination],
+    opts: &Options,
+) -> Vec<super::Analysis> {
+    sides
+        .iter()
+        .flat_map(|c| analyse_models(t, prog, std::slice::from_ref(&c.model), &c.options(opts)))
+        .collect()
 }
 
 /// Statements in a body, nested ones included.

@@ -4,8 +4,55 @@
 //! these types, so neither depends on the other for them.
 
 use super::enumerate::{Grammar, Stmt};
+use crate::memory::MemoryModel;
+use crate::model::Model;
 use serde::Serialize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// One side of a search: an execution model with the memory model it is judged under
+/// (`None`: the built-in SC). Reports name it `MODEL+MEMORY` (`SSO+vulkan`), or `MODEL` under SC.
+#[derive(Clone, Debug)]
+pub struct Combination {
+    pub model: Model,
+    pub memory: Option<Arc<MemoryModel>>,
+}
+
+impl Combination {
+    /// The execution model under sequentially consistent memory.
+    pub fn sc(model: Model) -> Self {
+        Combination {
+            model,
+            memory: None,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        super::model_label(&self.model.name, self.memory.as_deref())
+    }
+
+    /// Are both judged under the same memory model (then only the execution models differ)?
+    pub fn same_memory(&self, other: &Combination) -> bool {
+        match (&self.memory, &other.memory) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a.name == b.name,
+            _ => false,
+        }
+    }
+
+    /// Analysis options carrying this side's memory model.
+    pub fn options(&self, opts: &super::Options) -> super::Options {
+        let mut o = opts.clone();
+        o.memory = self.memory.clone();
+        o
+    }
+}
+
+impl PartialEq for Combination {
+    fn eq(&self, other: &Self) -> bool {
+        self.model == other.model && self.same_memory(other)
+    }
+}
 
 /// Which engine computes the outcome sets during a search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
