@@ -258,6 +258,8 @@ pub struct ThinAirArgs {
     #[arg(long, default_value_t = 8)]
     pub limit: usize,
     #[command(flatten)]
+    pub memory: MemoryArgs,
+    #[command(flatten)]
     pub unroll: UnrollArg,
     /// The engine for the well-founded and speculative outcome sets (the symbolic one is
     /// always Z3's: the explorer has no symbolic class); explore cross-checks Z3.

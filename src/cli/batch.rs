@@ -310,6 +310,10 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
         well_founded: &wf,
         speculative: &spec,
     };
+    let memories = match a.memory.resolve() {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
     let opts = Options::default()
         .with_unroll(a.unroll.unroll)
         .with_engine(a.engine.engine())
@@ -324,14 +328,19 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
     let mut reports = Vec::new();
     for t in &tests {
         bar.set_message(t.name.clone());
-        match query::thin_air::thin_air(t, &models, &opts, a.limit) {
-            Ok(r) => reports.push(r),
-            Err(query::QueryError::Exhausted(e)) => {
-                bar.suspend(|| out::note(&format!("{}: unknown: {e}", t.file)));
-                status = status.and(Status::Unknown);
-            }
-            Err(e) => {
-                status = status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())))
+        for mm in &memories {
+            let mut opts = opts.clone();
+            opts.memory = mm.clone();
+            match query::thin_air::thin_air(t, &models, &opts, a.limit) {
+                Ok(r) => reports.push(r),
+                Err(query::QueryError::Exhausted(e)) => {
+                    bar.suspend(|| out::note(&format!("{}: unknown: {e}", t.file)));
+                    status = status.and(Status::Unknown);
+                }
+                Err(e) => {
+                    status = status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())));
+                    break;
+                }
             }
         }
         bar.inc(1);

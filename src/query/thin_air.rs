@@ -68,6 +68,8 @@ pub fn thin_air(
     max: usize,
 ) -> Result<ThinAirReport, QueryError> {
     let prog = compile(test, opts.unroll)?;
+    // Names as reports give them: `Symb+vulkan` under a memory model.
+    let label = |m: &Model| super::model_label(&m.name, opts.memory.as_deref());
     let all = [
         models.symbolic.clone(),
         models.well_founded.clone(),
@@ -87,7 +89,7 @@ pub fn thin_air(
         let eo = crate::engine::explore::ExploreOptions {
             max_states: opts.max_states,
             budget: opts.budget(),
-            memory: None,
+            memory: opts.memory.clone(),
         };
         let ex = crate::engine::explore::explore(&prog, m, &eo).map_err(|e| e.to_string())?;
         let complete = ex.cut.is_none() && !ex.limit_hit && ex.unspecified_read.is_none();
@@ -114,7 +116,7 @@ pub fn thin_air(
         }
     };
     if let Some(why) = &wf.incomplete {
-        incomplete.push(format!("{} outcomes: {why}", models.well_founded.name));
+        incomplete.push(format!("{} outcomes: {why}", label(models.well_founded)));
     }
     // Outcomes satisfying the condition first: they are what the user asked about.
     let with_p = enc.outcomes_where(models.symbolic, &wf.outcomes, max, true);
@@ -130,7 +132,8 @@ pub fn thin_air(
         if let Some(why) = &o.incomplete {
             incomplete.push(format!(
                 "{} outcomes beyond {} ({what}): {why}",
-                models.symbolic.name, models.well_founded.name
+                label(models.symbolic),
+                label(models.well_founded)
             ));
         }
     }
@@ -170,9 +173,9 @@ pub fn thin_air(
     Ok(ThinAirReport {
         test: test.name.clone(),
         file: test.file.clone(),
-        symbolic: models.symbolic.name.clone(),
-        well_founded: models.well_founded.name.clone(),
-        speculative: models.speculative.name.clone(),
+        symbolic: label(models.symbolic),
+        well_founded: label(models.well_founded),
+        speculative: label(models.speculative),
         engine: opts.engine,
         observables: prog
             .observables
