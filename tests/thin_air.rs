@@ -41,8 +41,15 @@ fn under_a_memory_model_thin_air_is_unknown_with_why() {
     let r = report_under("litmus/features/symb_value_thin_air.litmus", &opts);
     assert_eq!(r.symbolic, "Symb+vulkan");
     assert_eq!(r.condition_thin_air, None, "{engine:?}");
-    let why = r.incomplete.unwrap();
+    let why = r.incomplete.clone().unwrap();
     assert!(why.contains("kept growing"), "{why}");
+    // The text never says "none" of an incomplete list.
+    let text = tangle::report::text::thin_air(&r, false);
+    assert!(
+        text.contains("No thin-air outcome found (the list is incomplete"),
+        "{text}"
+    );
+    assert!(!text.contains("No thin-air outcome.\n"), "{text}");
 }
 
 #[test]

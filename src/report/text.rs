@@ -407,7 +407,12 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
         }
     );
     if r.thin_air.is_empty() {
-        let _ = writeln!(s, "No thin-air outcome.");
+        // Only a complete list says there is none.
+        let none = match r.incomplete {
+            None => "No thin-air outcome.",
+            Some(_) => "No thin-air outcome found (the list is incomplete: see the note).",
+        };
+        let _ = writeln!(s, "{none}");
     }
     let mut shown_cycle: Option<Vec<String>> = None;
     for o in &r.thin_air {
