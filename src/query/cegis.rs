@@ -222,7 +222,7 @@ fn build(g: &Grammar, shape: &[Shape]) -> Built {
 
 /// The template program and its slots: parsed, compiled observing every register and cell,
 /// the optional instructions located by their source lines.
-fn compile(built: &Built, threads: u32) -> Result<(Program, Template), String> {
+fn compile_template(built: &Built, threads: u32) -> Result<(Program, Template), String> {
     let text = built.rendered.litmus(&[], "template", "", "true", None);
     let test = syntax::parse("template.litmus", text.as_bytes())
         .map_err(|d| format!("a template does not parse (template bug):\n{d}\n{text}"))?;
@@ -322,7 +322,7 @@ impl Strategy for Cegis<'_> {
         for shape in &all {
             walk.report(threads, size);
             let built = build(g, shape);
-            let (prog, tmpl) = compile(&built, threads).map_err(SearchError::Recheck)?;
+            let (prog, tmpl) = compile_template(&built, threads).map_err(SearchError::Recheck)?;
             // No solver call may outlast the time limit.
             let smt = SmtOptions {
                 timeout_ms: walk.millis_left(),
@@ -383,7 +383,7 @@ mod tests {
         let g = Grammar::default();
         for s in shapes(3, 1) {
             let built = build(&g, &s);
-            let (_, t) = compile(&built, 2).expect("template compiles");
+            let (_, t) = compile_template(&built, 2).expect("template compiles");
             let n: u32 = t.arity.iter().sum();
             assert!(t.at.len() as u32 >= n);
         }
@@ -450,7 +450,7 @@ mod agreement {
         for size in 1..=3 {
             for shape in shapes(size, 1) {
                 let built = build(&g, &shape);
-                let (prog, tmpl) = compile(&built, 2).expect("template");
+                let (prog, tmpl) = compile_template(&built, 2).expect("template");
                 for _ in 0..3 {
                     // A random valid choice (retry until the side conditions hold).
                     let choice: Vec<u32> = loop {

@@ -96,7 +96,7 @@ impl std::fmt::Display for Side {
 
 /// An outcome one program has and the other does not.
 #[derive(Clone, Debug, Serialize)]
-pub struct Distinction {
+pub struct Counterexample {
     /// The program that has the outcome.
     pub program: Side,
     /// Its file.
@@ -133,7 +133,7 @@ pub struct EquivResult {
     pub only_in_p: Vec<Vec<u32>>,
     pub only_in_q: Vec<Vec<u32>>,
     /// The outcome that decides a negative answer, with its witness.
-    pub distinction: Option<Distinction>,
+    pub distinction: Option<Counterexample>,
     /// Undefined behaviour, solver trouble.
     pub notes: Vec<String>,
 }
@@ -312,7 +312,7 @@ pub fn equiv(
                     None
                 }
             };
-            Distinction {
+            Counterexample {
                 program: s,
                 file: t.file.clone(),
                 outcome: outcome_text(&names, &values),

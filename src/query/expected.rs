@@ -261,7 +261,7 @@ impl Table {
 
 /// A result that is not what the table says.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Difference {
+pub struct Mismatch {
     pub test: String,
     pub file: String,
     pub model: String,
@@ -271,7 +271,7 @@ pub struct Difference {
 }
 
 /// Every analysis whose verdict differs from the table's row (or has none).
-pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Difference> {
+pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Mismatch> {
     analyses
         .iter()
         .filter_map(|a| {
@@ -282,7 +282,7 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Difference> {
             } else {
                 (Word::of(&a.verdict), table.get(&a.test, &a.model))
             };
-            (expected != Some(got)).then(|| Difference {
+            (expected != Some(got)).then(|| Mismatch {
                 test: a.test.clone(),
                 file: a.file.clone(),
                 model: a.model.clone(),

@@ -267,7 +267,7 @@ fn relevant(p: &[Stmt], differing: &[Kind]) -> bool {
 }
 
 /// Compiles a program of the grammar observing every register and cell.
-fn compile(p: &[Stmt], threads: u32) -> Result<(syntax::ast::Test, Program), String> {
+fn compile_program(p: &[Stmt], threads: u32) -> Result<(syntax::ast::Test, Program), String> {
     let r = enumerate::render(p, threads);
     let text = r.litmus(&[], "enumerated", "", "true", None);
     let test = syntax::parse("enumerated.litmus", text.as_bytes()).map_err(|d| {
@@ -287,7 +287,7 @@ pub fn differ(
     weak: &Combination,
     opts: &SearchOptions,
 ) -> Result<Option<Difference>, String> {
-    let (_, prog) = compile(p, threads)?;
+    let (_, prog) = compile_program(p, threads)?;
     let names: Vec<String> = prog
         .observables
         .iter()

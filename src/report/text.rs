@@ -118,7 +118,7 @@ pub fn warning(d: &crate::diag::Diagnostic) -> String {
 }
 
 /// The differences of a run from an --expected table.
-pub fn differences(d: &[crate::query::expected::Difference], table: &str) -> String {
+pub fn differences(d: &[crate::query::expected::Mismatch], table: &str) -> String {
     use crate::query::expected::Word;
     let mut s = String::new();
     if d.is_empty() {
