@@ -373,17 +373,14 @@ fn cli_sides_name_their_memory_model() {
     // `minimize` takes sides the same way.
     let file = std::env::temp_dir().join(format!("tangle-sb-{}.litmus", std::process::id()));
     std::fs::write(&file, text.as_bytes()).unwrap();
-    let r = Command::new(bin)
-        .arg("minimize")
-        .arg(&file)
-        .args([
-            "--allowed-by",
-            "SSO+tests/data/cat/coherence.cat",
-            "--forbidden-by",
-            "SSO+sc.cat",
-        ])
-        .output()
-        .unwrap();
+    let r = run(&[
+        "minimize",
+        &file.to_string_lossy(),
+        "--allowed-by",
+        "SSO+tests/data/cat/coherence.cat",
+        "--forbidden-by",
+        "SSO+sc.cat",
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let min = String::from_utf8_lossy(&r.stdout);
     assert!(

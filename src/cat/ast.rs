@@ -92,3 +92,24 @@ pub enum Expr {
     /// `f(e, ...)`: a built-in (`domain`, `range`) or a user function.
     App(String, Vec<Expr>, Span),
 }
+
+impl Expr {
+    /// The expressions this one is built from, left to right (a function's arguments).
+    pub fn operands(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Empty | Expr::Name(..) => Vec::new(),
+            Expr::App(_, args, _) => args.iter().collect(),
+            Expr::Bracket(a)
+            | Expr::Compl(a)
+            | Expr::Inverse(a)
+            | Expr::Plus(a)
+            | Expr::Star(a)
+            | Expr::Opt(a) => vec![a],
+            Expr::Union(a, b)
+            | Expr::Inter(a, b)
+            | Expr::Diff(a, b)
+            | Expr::Seq(a, b)
+            | Expr::Cartesian(a, b) => vec![a, b],
+        }
+    }
+}

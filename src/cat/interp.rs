@@ -263,18 +263,7 @@ fn lookup<A: Algebra>(env: &Env<A>, name: &str) -> Option<Val<A>> {
 fn span_of(e: &Expr) -> Span {
     match e {
         Expr::Name(_, s) | Expr::App(_, _, s) => *s,
-        Expr::Bracket(a)
-        | Expr::Compl(a)
-        | Expr::Inverse(a)
-        | Expr::Plus(a)
-        | Expr::Star(a)
-        | Expr::Opt(a) => span_of(a),
-        Expr::Union(a, _)
-        | Expr::Inter(a, _)
-        | Expr::Diff(a, _)
-        | Expr::Seq(a, _)
-        | Expr::Cartesian(a, _) => span_of(a),
-        Expr::Empty => Span::default(),
+        _ => e.operands().first().map_or(Span::default(), |a| span_of(a)),
     }
 }
 

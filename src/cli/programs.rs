@@ -57,27 +57,21 @@ pub fn equiv(a: &EquivArgs) -> Status {
             _ => return Status::Error,
         };
         // One report per pair: the results under each memory model, one after the other.
-        let mut report: Option<eq::EquivReport> = None;
-        let mut failed = None;
-        for mm in &memories {
-            let mut opts = opts.clone();
-            opts.memory = mm.clone();
-            match eq::equiv(&pt, &qt, &models, &opts, a.refines) {
-                Ok(r) => match &mut report {
-                    None => report = Some(r),
-                    Some(all) => all.results.extend(r.results),
-                },
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        let result = match (report, failed) {
-            (_, Some(e)) => Err(e),
-            (Some(r), None) => Ok(r),
-            (None, None) => unreachable!("--memory-model has a default"),
-        };
+        let result = memories
+            .iter()
+            .try_fold(None::<eq::EquivReport>, |acc, mm| {
+                let mut opts = opts.clone();
+                opts.memory = mm.clone();
+                let r = eq::equiv(&pt, &qt, &models, &opts, a.refines)?;
+                Ok(Some(match acc {
+                    None => r,
+                    Some(mut all) => {
+                        all.results.extend(r.results);
+                        all
+                    }
+                }))
+            })
+            .map(|r| r.expect("--memory-model has a default"));
         match result {
             Ok(r) => reports.push((name.clone(), r)),
             // The budget ran out: this pair's answer is unknown; the others still count.

@@ -7,7 +7,7 @@ use tangle::memory::MemoryModel;
 use tangle::model::Model;
 use tangle::query::search::Combination;
 use tangle::query::search::{Progress, Stop};
-use tangle::query::{self, include, include_proof, Options};
+use tangle::query::{self, include, Options};
 use tangle::report::{self, dot};
 
 /// Search progress as a spinner on a terminal (nothing otherwise).
@@ -74,10 +74,7 @@ pub fn include(args: &IncludeArgs) -> Status {
         Ok(m) => m,
         Err(s) => return s,
     };
-    // The per-rule proof is about schedules under SC: a memory model may read the schedule
-    // (`sstep`, `sched`), so under one only the bounded search answers.
-    let proof = (a.memory.is_none() && b.memory.is_none())
-        .then(|| include_proof::unbounded(&a.model, &b.model));
+    let proof = include::rule_proof(&a, &b);
     let run_bounded = !args.no_bounded || !proof.as_ref().is_some_and(|p| p.all_proven);
     if args.format == Format::Text {
         match &proof {

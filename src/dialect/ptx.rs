@@ -37,19 +37,8 @@ impl Dialect for Ptx {
         "@cta N, gpu N"
     }
     fn placement(&self, s: &str) -> Option<(u32, Place)> {
-        let (p, rest) = s.split_once('@')?;
-        let t = p.trim().strip_prefix('P')?.parse().ok()?;
-        let (mut cta, mut gpu) = (None, None);
-        for part in rest.split(',') {
-            let mut it = part.split_whitespace();
-            let (k, v) = (it.next()?, it.next()?.parse::<u32>().ok()?);
-            match k {
-                "cta" => cta = Some(v),
-                "gpu" => gpu = Some(v),
-                _ => return None,
-            }
-        }
-        Some((t, (None, cta?, gpu?)))
+        let (t, v) = table::placement(s, &["cta", "gpu"])?;
+        Some((t, (None, v[0], v[1])))
     }
     fn alias(&self, item: &str) -> Option<Result<Alias, String>> {
         // `y @ generic aliases x` (another reference), `s @ surface aliases x` (a proxy of x's

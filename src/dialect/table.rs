@@ -654,6 +654,21 @@ pub(crate) fn thread_index(p: &str) -> Option<u32> {
     p.trim().strip_prefix('P')?.parse().ok()
 }
 
+/// `P0@k1 v1, k2 v2` with exactly the keys `keys`, each once, in any order: the thread and
+/// the values in `keys` order (`None` for any other form).
+pub(crate) fn placement(s: &str, keys: &[&str]) -> Option<(u32, Vec<u32>)> {
+    let (p, rest) = s.split_once('@')?;
+    let t = thread_index(p)?;
+    let mut values = vec![None; keys.len()];
+    for part in rest.split(',') {
+        let mut it = part.split_whitespace();
+        let (k, v) = (it.next()?, it.next()?.parse::<u32>().ok()?);
+        let i = keys.iter().position(|key| *key == k)?;
+        values[i] = Some(v);
+    }
+    Some((t, values.into_iter().collect::<Option<Vec<u32>>>()?))
+}
+
 fn find_word(hay: &str, w: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(i) = hay[from..].find(w) {

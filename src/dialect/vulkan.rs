@@ -12,7 +12,7 @@
 //! (`atom` -> `ATOM`, `acq` -> `ACQ`, `sc0` -> `SC0`, `dv` -> `DV`, ...:
 //! docs/memory-models.md).
 
-use super::table::{self, split_cell, thread_index, Alias, Cell, Dialect, Ins, Place};
+use super::table::{self, split_cell, Alias, Cell, Dialect, Ins, Place};
 use crate::diag::Diagnostics;
 use crate::syntax::ast::{Stmt, StmtKind, Test};
 use crate::vocab::AtomicOp;
@@ -32,7 +32,8 @@ impl Dialect for Vulkan {
         "@sg N, wg N, qf N"
     }
     fn placement(&self, s: &str) -> Option<(u32, Place)> {
-        placement(s).map(|(t, (sg, wg, qf))| (t, (Some(sg), wg, qf)))
+        let (t, v) = table::placement(s, &["sg", "wg", "qf"])?;
+        Some((t, (Some(v[0]), v[1], v[2])))
     }
     fn alias(&self, item: &str) -> Option<Result<Alias, String>> {
         let (z, x) = item.split_once(" aliases ")?;
@@ -50,24 +51,6 @@ impl Dialect for Vulkan {
     fn instruction(&self, cx: &mut Cell) -> Option<Ins> {
         instruction(cx)
     }
-}
-
-/// `P0@sg 0, wg 0, qf 0` -> (0, (sg, wg, qf)).
-fn placement(s: &str) -> Option<(u32, (u32, u32, u32))> {
-    let (p, rest) = s.split_once('@')?;
-    let t = thread_index(p)?;
-    let (mut sg, mut wg, mut qf) = (None, None, None);
-    for part in rest.split(',') {
-        let mut it = part.split_whitespace();
-        let (k, v) = (it.next()?, it.next()?.parse::<u32>().ok()?);
-        match k {
-            "sg" => sg = Some(v),
-            "wg" => wg = Some(v),
-            "qf" => qf = Some(v),
-            _ => return None,
-        }
-    }
-    Some((t, (sg?, wg?, qf?)))
 }
 
 /// The tags of an instruction's modifiers (`atom.acq.dv.sc0`); `None` for an unknown one.

@@ -240,20 +240,9 @@ fn mentions(m: &cat::Model, base: &str) -> bool {
 /// Does the expression name `base`?
 fn mentions_expr(e: &cat::ast::Expr, base: &str) -> bool {
     use cat::ast::Expr;
-    match e {
-        Expr::Empty => false,
-        Expr::Name(n, _) => n == base,
-        Expr::App(f, args, _) => f == base || args.iter().any(|a| mentions_expr(a, base)),
-        Expr::Bracket(a)
-        | Expr::Compl(a)
-        | Expr::Inverse(a)
-        | Expr::Plus(a)
-        | Expr::Star(a)
-        | Expr::Opt(a) => mentions_expr(a, base),
-        Expr::Union(a, b)
-        | Expr::Inter(a, b)
-        | Expr::Diff(a, b)
-        | Expr::Seq(a, b)
-        | Expr::Cartesian(a, b) => mentions_expr(a, base) || mentions_expr(b, base),
-    }
+    let named = match e {
+        Expr::Name(n, _) | Expr::App(n, _, _) => n == base,
+        _ => false,
+    };
+    named || e.operands().into_iter().any(|a| mentions_expr(a, base))
 }

@@ -524,18 +524,7 @@ pub(crate) fn witness(
     }
     let prog = super::compile(&test, 1).map_err(|e| SearchError::Recheck(e.to_string()))?;
     let base = Options::default().with_unroll(1).with_outcomes(false);
-    let analyses: Vec<super::Analysis> = combos
-        .iter()
-        .map(|c| {
-            let a = super::analyse_models(
-                &test,
-                &prog,
-                std::slice::from_ref(&c.model),
-                &c.options(&base),
-            );
-            a.into_iter().next().expect("one model, one analysis")
-        })
-        .collect();
+    let analyses = super::search::analyse_combinations(&test, &prog, &combos, &base);
     let mut verdicts = Vec::new();
     let mut expect = Vec::new();
     let mut custom = Vec::new();
@@ -628,6 +617,17 @@ mod tests {
     }
 }
 
+/// The per-rule proof of "A ⊆ B" ([`super::include_proof`]), when it applies: it is about
+/// schedules under SC, and a memory model may read the schedule (`sstep`, `sched`), so under
+/// one (`None`) only the bounded search answers.
+pub fn rule_proof(
+    a: &Combination,
+    b: &Combination,
+) -> Option<super::include_proof::UnboundedProof> {
+    (a.memory.is_none() && b.memory.is_none())
+        .then(|| super::include_proof::unbounded(&a.model, &b.model))
+}
+
 /// One ordered pair of models of a lattice: what is known of "A ⊆ B".
 #[derive(Clone, Debug, Serialize)]
 pub struct Inclusion {
@@ -663,10 +663,7 @@ pub fn lattice(
                 continue;
             }
             progress(&format!("{} ⊆ {}?", a.name(), b.name()));
-            // The per-rule proof is about schedules under SC; a memory model may read the
-            // schedule (`sstep`, `sched`), so under one only the bounded search answers.
-            let sc = a.memory.is_none() && b.memory.is_none();
-            let verdict = if sc && super::include_proof::unbounded(&a.model, &b.model).all_proven {
+            let verdict = if rule_proof(a, b).is_some_and(|p| p.all_proven) {
                 InclusionVerdict::Proven
             } else {
                 let r = bounded(a, b, opts, &mut |_| {})?;

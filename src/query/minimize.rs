@@ -13,8 +13,8 @@
 //! greedy: the first reduction that is kept restarts the list, and the search ends when a
 //! whole list is tried without keeping one: then the test is 1-minimal by construction.
 
-use super::search::Combination;
-use super::{analyse_models, compile, Engine, Options, Verdict};
+use super::search::{analyse_combinations, Combination};
+use super::{compile, Engine, Options, Verdict};
 use crate::syntax::ast::{Condition, Expectation, Expr, ExprKind, Prop, Stmt, StmtKind, Test};
 use crate::syntax::print::{condition, expr_to_string, stmt_to_string, to_litmus};
 use crate::syntax::Span;
@@ -92,7 +92,7 @@ pub fn minimize(
     let opts = opts.clone().with_engine(Engine::Smt).with_outcomes(false);
     let models = [forbidden_by.clone(), allowed_by.clone()];
     let prog = compile(test, opts.unroll)?;
-    let first = analyse_each(test, &prog, &models, &opts);
+    let first = analyse_combinations(test, &prog, &models, &opts);
     let (a, b) = (&first[0], &first[1]);
     if a.verdict != Verdict::Forbidden || b.verdict != Verdict::Allowed {
         let say = |x: &super::Analysis| match &x.verdict {
@@ -198,7 +198,7 @@ fn check(t: &Test, models: &[Combination; 2], opts: &Options, ub_allowed: bool) 
     let Ok(prog) = compile(t, opts.unroll) else {
         return false;
     };
-    let an = analyse_each(t, &prog, models, opts);
+    let an = analyse_combinations(t, &prog, models, opts);
     an[0].verdict == Verdict::Forbidden
         && an[1].verdict == Verdict::Allowed
         && (ub_allowed || an.iter().all(|a| a.undefined_behaviour.is_empty()))
@@ -219,19 +219,6 @@ pub fn distinguishes(
         &opts,
         true,
     )
-}
-
-/// Each side analysed under its own memory model.
-fn analyse_each(
-    t: &Test,
-    prog: &crate::ir::Program,
-    sides: &[Combination],
-    opts: &Options,
-) -> Vec<super::Analysis> {
-    sides
-        .iter()
-        .flat_map(|c| analyse_models(t, prog, std::slice::from_ref(&c.model), &c.options(opts)))
-        .collect()
 }
 
 /// Statements in a body, nested ones included.

@@ -48,6 +48,27 @@ impl Combination {
     }
 }
 
+/// Each side analysed under its own memory model, in order; sides that share a memory model
+/// share one [`super::analyse_models`] call (one Z3 encoding for all of them).
+pub fn analyse_combinations(
+    test: &crate::syntax::ast::Test,
+    prog: &crate::ir::Program,
+    sides: &[Combination],
+    opts: &super::Options,
+) -> Vec<super::Analysis> {
+    let mut out = Vec::with_capacity(sides.len());
+    for group in sides.chunk_by(|a, b| a.same_memory(b)) {
+        let models: Vec<Model> = group.iter().map(|c| c.model.clone()).collect();
+        out.extend(super::analyse_models(
+            test,
+            prog,
+            &models,
+            &group[0].options(opts),
+        ));
+    }
+    out
+}
+
 impl PartialEq for Combination {
     fn eq(&self, other: &Self) -> bool {
         self.model == other.model && self.same_memory(other)
