@@ -27,6 +27,7 @@ pub mod model;
 pub mod query;
 pub mod report;
 pub mod shader;
+pub mod spirv;
 pub mod syntax;
 pub mod vocab;
 
@@ -46,6 +47,9 @@ pub fn load_limited(
     launch: &shader::Launch,
     max_bytes: u64,
 ) -> Result<syntax::ast::Test, syntax::Diagnostics> {
+    if spirv::is_spirv(path) {
+        return spirv::load(path, launch, max_bytes);
+    }
     match shader::Language::of(path) {
         Some(_) => shader::load(path, launch, max_bytes),
         None => {

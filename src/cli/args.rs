@@ -215,6 +215,9 @@ pub struct ShaderArgs {
     /// buffer when there is no --expect). Repeatable.
     #[arg(long = "observe", value_name = "NAME")]
     pub observe: Vec<String>,
+    /// SPIR-V: a specialization constant's value by SpecId (default: the module's). Repeatable.
+    #[arg(long = "spec-constant", value_name = "ID=VALUE")]
+    pub spec_constants: Vec<String>,
 }
 
 impl ShaderArgs {
@@ -236,6 +239,21 @@ impl ShaderArgs {
             buffers: pairs(&self.buffers, "--buffer")?,
             expect: pairs(&self.expect, "--expect")?,
             observe: self.observe.clone(),
+            spec_constants: self
+                .spec_constants
+                .iter()
+                .map(|s| {
+                    let (i, v) = s
+                        .split_once('=')
+                        .ok_or_else(|| format!("--spec-constant {s}: expected ID=VALUE"))?;
+                    let num = |x: &str| {
+                        x.trim()
+                            .parse::<u32>()
+                            .map_err(|_| format!("--spec-constant {s}: `{x}` is not a number"))
+                    };
+                    Ok((num(i)?, num(v)?))
+                })
+                .collect::<Result<_, String>>()?,
         })
     }
 }

@@ -243,7 +243,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
 /// storage-class semantics, when acquiring) belong to its read, release and availability (and
 /// the semantics, when releasing) to its write; the rest to both. A half's tag is written
 /// `R:TAG` or `W:TAG` (memory::base reads them).
-fn split_rmw_tags(tags: Vec<String>) -> Vec<String> {
+pub(crate) fn split_rmw_tags(tags: Vec<String>) -> Vec<String> {
     let acq = tags.iter().any(|t| t == "ACQ");
     let rel = tags.iter().any(|t| t == "REL");
     let mut out = Vec::new();

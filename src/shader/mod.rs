@@ -36,6 +36,8 @@ pub struct Launch {
     pub expect: Vec<(String, String)>,
     /// Buffers whose final contents are the outcome (`outcomes --observe`).
     pub observe: Vec<String>,
+    /// `ID=VALUE`: spec constants overridden by SpecId (SPIR-V front end).
+    pub spec_constants: Vec<(u32, u32)>,
 }
 
 /// The shader languages tangle reads, by file extension.
