@@ -32,6 +32,10 @@ struct Args {
     /// Time budget per test and engine in milliseconds.
     #[arg(long, default_value_t = 20_000)]
     timeout: u32,
+    /// The memory model (a bundled name such as `vulkan`, or a .cat file); default: tangle's
+    /// sequentially consistent memory.
+    #[arg(long)]
+    memory_model: Option<String>,
     /// Write the per-file table (Markdown) here.
     #[arg(long)]
     table: Option<PathBuf>,
@@ -133,6 +137,16 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(2)
     });
+    let memory =
+        args.memory_model
+            .as_ref()
+            .and_then(|m| match tangle::memory::MemoryModel::resolve(m) {
+                Ok(m) => m.map(std::sync::Arc::new),
+                Err(e) => {
+                    eprintln!("{e}");
+                    std::process::exit(2)
+                }
+            });
     let engines: Vec<Engine> = match args.engine.as_str() {
         "smt" => vec![Engine::Smt],
         "explore" => vec![Engine::Explore],
@@ -196,9 +210,10 @@ fn main() {
         asked += 1;
         let mut got = Vec::new();
         for (k, &engine) in engines.iter().enumerate() {
-            let opts = Options::default()
+            let mut opts = Options::default()
                 .with_engine(engine)
                 .with_timeout_ms(Some(args.timeout));
+            opts.memory = memory.clone();
             let start = Instant::now();
             let a = query::analyse(&test, &model, &opts);
             times[k] += start.elapsed().as_secs_f64();
@@ -254,7 +269,11 @@ fn main() {
         "{} files: {read} read, {} refused; {asked} assertion tests asked under {}: {agree} agree, {differ} differ, {unknown} unknown, {dart_unknown} Dartagnan-unknown; {not_asked} read but not asked (races, liveness); engines disagree on {engines_differ}",
         files.len(),
         files.len() - read,
-        args.model
+        format!(
+            "{}+{}",
+            args.model,
+            args.memory_model.as_deref().unwrap_or("sc")
+        )
     );
     for (k, e) in engines.iter().enumerate() {
         println!("  {e}: total {:.1} s", times[k]);

@@ -591,23 +591,12 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
         })
         .collect();
     // The question: does some execution end with an expected word different?
-    let mut atoms = Vec::new();
-    let mut named = Vec::new();
-    for (i, b) in buffers.iter().enumerate() {
-        if let Some(e) = &expected[i] {
-            named.push(b.name.clone());
-            for (k, &w) in e.iter().enumerate() {
-                atoms.push(Prop::Cmp(
-                    BinOp::Ne,
-                    Operand::Mem {
-                        global: b.name.clone(),
-                        index: k as u32,
-                    },
-                    Operand::Lit(w),
-                ));
-            }
-        }
-    }
+    let wanted: Vec<(String, Vec<u32>)> = buffers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((b.name.clone(), expected[i].clone()?)))
+        .collect();
+    let question = expected_question(&wanted);
     let mut observe = Vec::new();
     let observed: Vec<usize> = if !launch.observe.is_empty() {
         launch
@@ -615,7 +604,7 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
             .iter()
             .map(|n| find(n, &buffers))
             .collect::<Result<_, _>>()?
-    } else if atoms.is_empty() {
+    } else if question.is_none() {
         // Default outcome: every writable storage buffer.
         buffers
             .iter()
@@ -635,30 +624,13 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
             });
         }
     }
-    let (prop, label, expect) = if atoms.is_empty() {
+    let (prop, label, expect) = question.unwrap_or_else(|| {
         (
             Prop::True,
             "exists (true): every execution".to_string(),
             Vec::new(),
         )
-    } else {
-        let expect = crate::model::Model::builtin()
-            .iter()
-            .map(|m| Expectation {
-                model: m.name.clone(),
-                allow: false,
-                span: Span::default(),
-            })
-            .collect();
-        (
-            balanced_or(atoms),
-            format!(
-                "exists (some word of {} differs from --expect)",
-                named.join(", ")
-            ),
-            expect,
-        )
-    };
+    });
     let name = Path::new(file)
         .file_stem()
         .map_or("shader".into(), |s| s.to_string_lossy().to_string());
@@ -682,6 +654,47 @@ fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
         condition_label: Some(label),
         queue_family: threads as u32,
     })
+}
+
+/// The question `--expect` asks: can some execution end with a word of these buffers
+/// different from the expected one? Every model is expected to forbid it. `None` when no
+/// buffer has expected words.
+pub(crate) fn expected_question(
+    wanted: &[(String, Vec<u32>)],
+) -> Option<(Prop, String, Vec<Expectation>)> {
+    let mut atoms = Vec::new();
+    for (name, words) in wanted {
+        for (k, &w) in words.iter().enumerate() {
+            atoms.push(Prop::Cmp(
+                BinOp::Ne,
+                Operand::Mem {
+                    global: name.clone(),
+                    index: k as u32,
+                },
+                Operand::Lit(w),
+            ));
+        }
+    }
+    if atoms.is_empty() {
+        return None;
+    }
+    let expect = crate::model::Model::builtin()
+        .iter()
+        .map(|m| Expectation {
+            model: m.name.clone(),
+            allow: false,
+            span: Span::default(),
+        })
+        .collect();
+    let named: Vec<&str> = wanted.iter().map(|(n, _)| n.as_str()).collect();
+    Some((
+        balanced_or(atoms),
+        format!(
+            "exists (some word of {} differs from --expect)",
+            named.join(", ")
+        ),
+        expect,
+    ))
 }
 
 /// A disjunction as a balanced tree (thousands of words must not nest thousands deep).

@@ -107,8 +107,15 @@ pub struct Index<'m> {
     pub privates: HashMap<Word, (Word, Option<Vec<u32>>)>,
     pub inputs: HashSet<Word>,
     pub undefs: HashSet<Word>,
+    pub undef_types: HashMap<Word, Word>,
+    /// `ArrayStride` decorations (bytes): memory is read as 32-bit words, so a stride that
+    /// contradicts it is refused.
+    pub strides: HashMap<Word, u32>,
     /// The type of every value with one.
     pub value_types: HashMap<Word, Word>,
+    /// Declarations tangle cannot represent (float constants...), with why: an error where
+    /// they are used, not where they are declared.
+    pub unusable: HashMap<Word, (String, *const Instruction)>,
 }
 
 fn lit_u32(o: &O) -> Option<u32> {
@@ -144,8 +151,13 @@ fn result(ins: &Instruction) -> Res<Word> {
 }
 
 impl<'m> Index<'m> {
-    /// Reads the module's declarations; `spec` overrides spec constants by SpecId.
-    pub fn new(m: &'m dr::Module, spec: &HashMap<u32, u32>) -> Res<Index<'m>> {
+    /// Reads the module's declarations; `spec` overrides spec constants by SpecId; `text_names`
+    /// names the ids a `.spvasm` text named (used where the module has no `OpName`).
+    pub fn new(
+        m: &'m dr::Module,
+        spec: &HashMap<u32, u32>,
+        text_names: &HashMap<Word, String>,
+    ) -> Res<Index<'m>> {
         let mut ix = Index {
             m,
             names: HashMap::new(),
@@ -160,7 +172,10 @@ impl<'m> Index<'m> {
             privates: HashMap::new(),
             inputs: HashSet::new(),
             undefs: HashSet::new(),
+            undef_types: HashMap::new(),
+            strides: HashMap::new(),
             value_types: HashMap::new(),
+            unusable: HashMap::new(),
         };
         for i in &m.debug_names {
             if i.class.opcode == Op::Name {
@@ -169,6 +184,12 @@ impl<'m> Index<'m> {
                 {
                     ix.names.insert(t, s.clone());
                 }
+            }
+        }
+        for (id, n) in text_names {
+            // Numeric `.spvasm` names (`%12`) name nothing.
+            if !n.chars().all(|c| c.is_ascii_digit()) {
+                ix.names.entry(*id).or_insert_with(|| n.clone());
             }
         }
         for i in &m.ext_inst_imports {
@@ -207,6 +228,11 @@ impl<'m> Index<'m> {
                 Decoration::Binding => {
                     if let Some(v) = arg.and_then(lit_u32) {
                         binds.insert(t, v);
+                    }
+                }
+                Decoration::ArrayStride => {
+                    if let Some(v) = arg.and_then(lit_u32) {
+                        ix.strides.insert(t, v);
                     }
                 }
                 _ => {}
@@ -299,15 +325,20 @@ impl<'m> Index<'m> {
                 let w = match i.operands.first() {
                     Some(O::LiteralBit32(v)) => *v,
                     Some(O::LiteralBit64(v)) => {
-                        if *v > u32::MAX as u64 && (*v as i64) < i32::MIN as i64 {
-                            return err(i, format!("the constant {v} does not fit 32 bits"));
+                        let x = *v as i64;
+                        if !(i32::MIN as i64..=u32::MAX as i64).contains(&x) {
+                            return self.unusable(
+                                r,
+                                i,
+                                format!("the constant {v} does not fit 32 bits"),
+                            );
                         }
                         *v as u32
                     }
-                    _ => return err(i, "a constant that is not an integer"),
+                    _ => return self.unusable(r, i, "a constant that is not an integer".into()),
                 };
                 if matches!(self.types.get(&rt), Some(Ty::Float)) {
-                    return err(i, "floating-point constants are not supported");
+                    return self.unusable(r, i, "floating point is not supported".into());
                 }
                 let w = match (op, self.spec_ids.get(&r).and_then(|s| spec.get(s))) {
                     (Op::SpecConstant, Some(v)) => *v,
@@ -332,20 +363,34 @@ impl<'m> Index<'m> {
             Op::ConstantComposite | Op::SpecConstantComposite => {
                 let mut ws = Vec::new();
                 for o in &i.operands {
-                    let c = id_of(o).and_then(|c| self.consts.get(&c));
+                    let undef = id_of(o)
+                        .filter(|c| self.undefs.contains(c))
+                        .map(|c| vec![0; self.value_words(c) as usize]);
+                    let c = id_of(o)
+                        .and_then(|c| self.consts.get(&c))
+                        .or(undef.as_ref());
                     match c {
                         Some(c) => ws.extend_from_slice(c),
-                        None => return err(i, "a composite of a value that is not a constant"),
+                        None => {
+                            return self.unusable(
+                                r,
+                                i,
+                                "a composite of a value that is not a supported constant".into(),
+                            )
+                        }
                     }
                 }
                 Some(ws)
             }
             Op::ConstantNull => match self.words_of(rt) {
                 Some(n) => Some(vec![0; n as usize]),
-                None => return err(i, "a null constant of a type without a size"),
+                None => {
+                    return self.unusable(r, i, "a null constant of a type without a size".into())
+                }
             },
             Op::Undef => {
                 self.undefs.insert(r);
+                self.undef_types.insert(r, rt);
                 None
             }
             Op::Variable => {
@@ -353,16 +398,19 @@ impl<'m> Index<'m> {
                 None
             }
             Op::SpecConstantOp => {
-                return err(
-                    i,
-                    "OpSpecConstantOp is not supported (give the value with --spec-constant)",
-                )
+                return self.unusable(r, i, "OpSpecConstantOp is not supported".into());
             }
             _ => None,
         };
         if let Some(w) = words {
             self.consts.insert(r, w);
         }
+        Ok(())
+    }
+
+    /// A declaration tangle cannot represent: an error only where it is used.
+    fn unusable(&mut self, r: Word, i: &'m Instruction, why: String) -> Res<()> {
+        self.unusable.insert(r, (why, i as *const _));
         Ok(())
     }
 
@@ -395,6 +443,9 @@ impl<'m> Index<'m> {
             | StorageClass::Output
             | StorageClass::CrossWorkgroup
             | StorageClass::Workgroup => {
+                if let Some(why) = self.layout_problem(ty) {
+                    return err(i, format!("this variable's memory layout is not one 32-bit word per scalar: {why}"));
+                }
                 let (words, runtime) = match self.words_of(ty) {
                     Some(n) => (Some(n), None),
                     None => match self.runtime_shape(ty) {
@@ -429,6 +480,39 @@ impl<'m> Index<'m> {
             }
         }
         Ok(())
+    }
+
+    /// Why memory of type `t` is not laid out as tangle reads it (one 32-bit word per
+    /// scalar, packed), if it is not.
+    fn layout_problem(&self, t: Word) -> Option<String> {
+        match self.types.get(&t)? {
+            Ty::Int { width, .. } if *width < 32 => Some(format!("{width}-bit integers")),
+            Ty::Vector(e, _) => self.layout_problem(*e),
+            Ty::Array(e, _) => {
+                if let Some(p) = self.layout_problem(*e) {
+                    return Some(p);
+                }
+                let want = self.words_of(*e)? * 4;
+                match self.strides.get(&t) {
+                    Some(s) if *s != want => Some(format!(
+                        "an array stride of {s} bytes for elements of {want}"
+                    )),
+                    _ => None,
+                }
+            }
+            // Members are reached by index, never by byte: padding between them (`Offset`)
+            // changes nothing tangle reads.
+            Ty::Struct(ms) => ms.iter().find_map(|m| self.layout_problem(*m)),
+            _ => None,
+        }
+    }
+
+    /// Words of an undefined value.
+    pub fn value_words(&self, id: Word) -> u32 {
+        self.undef_types
+            .get(&id)
+            .and_then(|t| self.words_of(*t))
+            .unwrap_or(1)
     }
 
     /// Words of a value of type `t` (`None`: runtime-sized or not a value).
@@ -762,11 +846,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 ty,
             }));
         }
+        if let Some((why, _)) = self.ix.unusable.get(&id) {
+            return err(at, format!("%{id}: {why}"));
+        }
         if self.ix.undefs.contains(&id) {
-            return err(
-                at,
-                "an undefined value (OpUndef) is used: tangle has no arbitrary values",
-            );
+            // An undefined value may be any value: tangle takes 0, one of them
+            // (docs/shaders.md: clspv leaves undefined values on paths that never use them).
+            let n = self.ix.value_words(id);
+            let s = self.sp(at);
+            return Ok(Val::Words((0..n).map(|_| lit(0, s)).collect()));
         }
         err(at, format!("the id %{id} has no value here"))
     }
@@ -1348,6 +1436,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let rt = i.result_type.unwrap_or(0);
         match op {
             Op::Line | Op::NoLine | Op::Nop | Op::SelectionMerge | Op::LoopMerge | Op::Phi => {}
+            Op::Undef => {
+                let n = self.ix.words_of(rt).unwrap_or(1);
+                self.bind(result(i)?, Val::Words((0..n).map(|_| lit(0, s)).collect()));
+            }
             Op::ExtInst => return self.ext_inst(i, out),
             Op::Variable => {
                 let r = result(i)?;
@@ -1412,11 +1504,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .collect();
                 self.store(&d, regs, i, out, Vec::new())?;
             }
-            Op::AccessChain | Op::InBoundsAccessChain => {
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain => {
                 let p = self.ptr(i, 0)?;
                 let mut ty = p.ty;
                 let mut off = p.off.clone();
-                for o in &i.operands[1..] {
+                let mut first = 1;
+                if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+                    // The element operand steps over whole pointees.
+                    let e = self.operand_word(i, 1)?;
+                    let w = self.ix.words_of(ty).unwrap_or(1);
+                    off = bin(BinOp::Add, off, bin(BinOp::Mul, e, lit(w, s)));
+                    first = 2;
+                }
+                for o in &i.operands[first..] {
                     let idx_id = id_of(o).unwrap_or(0);
                     let idx = self.word(idx_id, i)?;
                     match self.ix.types.get(&ty).cloned() {

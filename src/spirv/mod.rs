@@ -48,6 +48,8 @@ struct Read {
     index: HashMap<*const Instruction, usize>,
     /// `.spvasm` names -> ids (`spirv-as` numbers names in order of first appearance).
     names: HashMap<String, Word>,
+    /// clspv's reflection: (instruction number, literal operands).
+    reflection: Vec<(u32, Vec<Word>)>,
 }
 
 /// Reads a SPIR-V module and its launch into a test.
@@ -212,6 +214,8 @@ struct Counting {
     /// Global index of each instruction given to the loader, in order.
     order: Vec<usize>,
     in_function: bool,
+    /// Module-scope `OpExtInst`s (clspv's reflection), which the loader does not take.
+    reflection: Vec<Instruction>,
 }
 
 impl rspirv::binary::Consumer for Counting {
@@ -232,7 +236,10 @@ impl rspirv::binary::Consumer for Counting {
             Op::FunctionEnd => self.in_function = false,
             // Module-scope extended instructions (non-semantic reflection, debug info): read
             // by nothing tangle answers.
-            Op::ExtInst if !self.in_function => return rspirv::binary::ParseAction::Continue,
+            Op::ExtInst if !self.in_function => {
+                self.reflection.push(inst);
+                return rspirv::binary::ParseAction::Continue;
+            }
             _ => {}
         }
         self.order.push(k);
@@ -278,6 +285,7 @@ fn read_words(
         count: 0,
         order: Vec::new(),
         in_function: false,
+        reflection: Vec::new(),
     };
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rspirv::binary::parse_words(words, &mut c).map_err(|e| e.to_string())
@@ -292,7 +300,12 @@ fn read_words(
                 .into(),
         )),
     }
-    let Counting { inner, order, .. } = c;
+    let Counting {
+        inner,
+        order,
+        reflection,
+        ..
+    } = c;
     let module = inner.module();
     let index: HashMap<*const Instruction, usize> = in_order(&module)
         .into_iter()
@@ -327,12 +340,40 @@ fn read_words(
             }
         }
     };
+    // Reflection operands are ids of integer constants: keep their values.
+    let consts: HashMap<Word, u32> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Constant)
+        .filter_map(|i| match i.operands.first() {
+            Some(dr::Operand::LiteralBit32(v)) => Some((i.result_id?, *v)),
+            _ => None,
+        })
+        .collect();
+    let reflection = reflection
+        .iter()
+        .filter_map(|i| {
+            let k = match i.operands.get(1) {
+                Some(dr::Operand::LiteralExtInstInteger(k)) => *k,
+                _ => return None,
+            };
+            let vals = i.operands[2..]
+                .iter()
+                .map(|o| match o {
+                    dr::Operand::IdRef(id) => consts.get(id).copied().unwrap_or(u32::MAX),
+                    _ => u32::MAX,
+                })
+                .collect();
+            Some((k, vals))
+        })
+        .collect();
     Ok(Read {
         module,
         text: Text::new(text),
         lines,
         index,
         names,
+        reflection,
     })
 }
 
@@ -343,7 +384,9 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         lines,
         index,
         names,
+        reflection,
     } = read;
+    let asm_names: HashMap<Word, String> = names.iter().map(|(n, k)| (*k, n.clone())).collect();
     let span_of = |i: *const Instruction| -> Span {
         match index.get(&i).and_then(|k| lines.get(*k).copied().flatten()) {
             Some((l, c)) => text.line_span(l, c),
@@ -364,8 +407,8 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
             m,
         )])
     };
-    let spec: HashMap<u32, u32> = launch.spec_constants.iter().copied().collect();
-    let ix = Index::new(&module, &spec).map_err(|e| at(e.at, e.message))?;
+    let mut spec: HashMap<u32, u32> = launch.spec_constants.iter().copied().collect();
+    let ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
     // The entry point.
     let mut entries = Vec::new();
     for e in &module.entry_points {
@@ -448,7 +491,12 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
             }
         }
     }
-    let config = hdr.config.map(|(c, _)| c);
+    // Dartagnan's tests without @Config run one invocation (its default grid).
+    let dartagnan = !hdr.inputs.is_empty() || !hdr.outputs.is_empty();
+    let config = hdr
+        .config
+        .map(|(c, _)| c)
+        .or(dartagnan.then_some([1, 1, 1]));
     if let Some([x, y, _]) = config {
         wg3 = [x * y, 1, 1];
     }
@@ -467,6 +515,24 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
             )
         })?;
     let workgroups = launch.workgroups.or(config.map(|c| c[2])).unwrap_or(1);
+    // clspv gives the workgroup size as spec constants (reflection `SpecConstantWorkgroupSize`,
+    // instruction 12): the launch sets them, unless --spec-constant did.
+    let mut respec = false;
+    for (k, ids) in &reflection {
+        if *k == CLSPV_SPEC_WORKGROUP_SIZE && ids.len() == 3 {
+            for (d, id) in ids.iter().enumerate() {
+                if !launch.spec_constants.iter().any(|(s, _)| s == id) {
+                    spec.insert(*id, wg3[d]);
+                    respec = true;
+                }
+            }
+        }
+    }
+    let ix = if respec {
+        Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?
+    } else {
+        ix
+    };
     if subgroup == 0 || subgroup > limits::MAX_SUBGROUP {
         return Err(bare(
             file,
@@ -515,6 +581,7 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         })
     };
     let mut init: Vec<Option<Vec<u32>>> = bufs.iter().map(|b| b.init.clone()).collect();
+    clspv_push_constants(&module, &ix, &reflection, &bufs, &mut init, wg3, workgroups);
     for inp in &hdr.inputs {
         let Some(k) = buf_named(&inp.name, &bufs) else {
             return Err(at_pos(
@@ -632,18 +699,74 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
             }
         })
         .collect();
-    // The question: @Output, else every execution's writable buffers.
-    let (condition, label, observe) = match hdr.outputs.as_slice() {
-        [] => {
+    // The question: --expect, else @Output, else the observed buffers in every execution.
+    let mut wanted = Vec::new();
+    for (name, spec) in &launch.expect {
+        let Some(k) = buf_named(name, &bufs) else {
+            return Err(bare(
+                file,
+                1,
+                format!("--expect {name}: no such buffer in the module"),
+            ));
+        };
+        let k = bufs[k].alias_of.unwrap_or(k);
+        let words = crate::shader::read_words(spec).map_err(|m| bare(file, 1, m))?;
+        let w = bufs[k].words.unwrap_or(0);
+        if words.len() as u32 != w {
+            return Err(bare(
+                file,
+                1,
+                format!(
+                    "--expect {name}: {} words given, the buffer holds {w}",
+                    words.len()
+                ),
+            ));
+        }
+        wanted.push((bufs[k].name.clone(), words));
+    }
+    let mut observed: Vec<usize> = Vec::new();
+    for name in &launch.observe {
+        match buf_named(name, &bufs) {
+            Some(k) => observed.push(bufs[k].alias_of.unwrap_or(k)),
+            None => {
+                return Err(bare(
+                    file,
+                    1,
+                    format!("--observe {name}: no such buffer in the module"),
+                ))
+            }
+        }
+    }
+    let question = crate::shader::expected_question(&wanted);
+    let mut expect: Vec<Expectation> = Vec::new();
+    let (condition, label, observe) = match (question, hdr.outputs.as_slice()) {
+        (Some((prop, label, ex)), _) => {
+            expect = ex;
+            (
+                Condition {
+                    quantifier: Quantifier::Exists,
+                    prop,
+                    span: Span::default(),
+                },
+                Some(label),
+                Vec::new(),
+            )
+        }
+        (None, []) => {
             let mut observe = Vec::new();
-            for b in bufs.iter().filter(|b| b.alias_of.is_none()) {
-                if matches!(
-                    b.class,
-                    spirv::StorageClass::StorageBuffer
-                        | spirv::StorageClass::Output
-                        | spirv::StorageClass::CrossWorkgroup
-                        | spirv::StorageClass::Uniform
-                ) {
+            for (k, b) in bufs
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.alias_of.is_none())
+            {
+                let default = observed.is_empty()
+                    && matches!(
+                        b.class,
+                        spirv::StorageClass::StorageBuffer
+                            | spirv::StorageClass::Output
+                            | spirv::StorageClass::CrossWorkgroup
+                    );
+                if default || observed.contains(&k) {
                     for k in 0..b.words.unwrap_or(0) {
                         observe.push(Operand::Mem {
                             global: b.name.clone(),
@@ -662,7 +785,7 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
                 observe,
             )
         }
-        outs => {
+        (None, outs) => {
             let q = outs[0].quantifier;
             if outs.iter().any(|o| o.quantifier != q) || (outs.len() > 1 && q != Quantifier::Forall)
             {
@@ -716,7 +839,6 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
     let name = Path::new(file)
         .file_stem()
         .map_or("shader".into(), |s| s.to_string_lossy().to_string());
-    let expect: Vec<Expectation> = Vec::new();
     Ok(Test {
         file: file.to_string(),
         source: text.text.clone(),
@@ -733,6 +855,73 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         condition_label: label,
         queue_family: threads as u32,
     })
+}
+
+/// clspv's reflection instruction numbers (NonSemantic.ClspvReflection).
+const CLSPV_SPEC_WORKGROUP_SIZE: u32 = 12;
+
+/// Fills the push constants clspv's reflection describes (global offset 15, enqueued local
+/// size 16, global size 17, region offset 18, number of workgroups 19, region group offset
+/// 20: `offset, size` in bytes) with the launch's values, as the clspv runtime would.
+fn clspv_push_constants(
+    module: &dr::Module,
+    ix: &Index,
+    reflection: &[(u32, Vec<Word>)],
+    bufs: &[Buf],
+    init: &mut [Option<Vec<u32>>],
+    wg3: [u32; 3],
+    workgroups: u32,
+) {
+    let Some(k) = bufs
+        .iter()
+        .position(|b| b.class == spirv::StorageClass::PushConstant)
+    else {
+        return;
+    };
+    let Some(lower::Ty::Struct(members)) = ix.types.get(&bufs[k].ty).cloned() else {
+        return;
+    };
+    // Member byte offsets (OpMemberDecorate ... Offset).
+    let mut byte_off: HashMap<u32, u32> = HashMap::new();
+    for a in &module.annotations {
+        if a.class.opcode != Op::MemberDecorate {
+            continue;
+        }
+        if let [dr::Operand::IdRef(t), dr::Operand::LiteralBit32(m), dr::Operand::Decoration(spirv::Decoration::Offset), dr::Operand::LiteralBit32(o)] =
+            a.operands.as_slice()
+        {
+            if *t == bufs[k].ty {
+                byte_off.insert(*o, *m);
+            }
+        }
+    }
+    let words = bufs[k].words.unwrap_or(0) as usize;
+    for (op, args) in reflection {
+        let value: [u32; 3] = match op {
+            15 | 18 | 20 => [0, 0, 0],
+            16 => wg3,
+            17 => [wg3[0] * workgroups, wg3[1], wg3[2]],
+            19 => [workgroups, 1, 1],
+            _ => continue,
+        };
+        let (Some(off), Some(size)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        let Some(&m) = byte_off.get(off) else {
+            continue;
+        };
+        let start: u32 = members[..(m as usize).min(members.len())]
+            .iter()
+            .map(|t| ix.words_of(*t).unwrap_or(0))
+            .sum();
+        let w = init[k].get_or_insert_with(|| vec![0; words]);
+        w.resize(words, 0);
+        for d in 0..(*size / 4).min(3) {
+            if let Some(slot) = w.get_mut((start + d) as usize) {
+                *slot = value[d as usize];
+            }
+        }
+    }
 }
 
 type Resolve<'a> = dyn Fn(&str, &[u32], header::Pos) -> Result<Operand, Diagnostics> + 'a;
