@@ -265,15 +265,15 @@ fn main() {
             println!("{rel}: Dartagnan {want} ({bound}), tangle {ex} / {sm}: {mark}");
         }
     }
+    let setting = format!(
+        "{}+{}",
+        args.model,
+        args.memory_model.as_deref().unwrap_or("sc")
+    );
     println!(
-        "{} files: {read} read, {} refused; {asked} assertion tests asked under {}: {agree} agree, {differ} differ, {unknown} unknown, {dart_unknown} Dartagnan-unknown; {not_asked} read but not asked (races, liveness); engines disagree on {engines_differ}",
+        "{} files: {read} read, {} refused; {asked} assertion tests asked under {setting}: {agree} agree, {differ} differ, {unknown} unknown, {dart_unknown} Dartagnan-unknown; {not_asked} read but not asked (races, liveness); engines disagree on {engines_differ}",
         files.len(),
         files.len() - read,
-        format!(
-            "{}+{}",
-            args.model,
-            args.memory_model.as_deref().unwrap_or("sc")
-        )
     );
     for (k, e) in engines.iter().enumerate() {
         println!("  {e}: total {:.1} s", times[k]);
