@@ -1473,19 +1473,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             Op::Load => {
                 let p = self.ptr(i, 0)?;
-                let v = self.load(&p, i, out)?;
-                let tags = memory_operand_tags(i.operands.get(1));
-                self.assign_tagged(result(i)?, v, s, out, tags);
+                let tags = self.memory_operand_tags(&i.operands[1.min(i.operands.len())..]);
+                let v = self.load(&p, i, out, &tags)?;
+                self.assign(result(i)?, v, s, out);
             }
             Op::Store => {
                 let p = self.ptr(i, 0)?;
                 let v = self.operand_words(i, 1)?;
-                let tags = memory_operand_tags(i.operands.get(2));
+                let tags = self.memory_operand_tags(&i.operands[2.min(i.operands.len())..]);
                 self.store(&p, v, i, out, tags)?;
             }
             Op::CopyMemory => {
                 let (d, src) = (self.ptr(i, 0)?, self.ptr(i, 1)?);
-                let v = self.load(&src, i, out)?;
+                let v = self.load(&src, i, out, &[])?;
                 let tmp = self.fresh(result_or_ptr(i), "_copy");
                 let regs: Vec<Expr> = v
                     .into_iter()
@@ -1726,21 +1726,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
-    fn assign_tagged(
-        &mut self,
-        id: Word,
-        v: Vec<Expr>,
-        s: Span,
-        out: &mut Vec<Stmt>,
-        tags: Vec<String>,
-    ) {
-        let start = out.len();
-        self.assign(id, v, s, out);
-        for st in &mut out[start..] {
-            st.tags.extend(tags.iter().cloned());
-        }
-    }
-
     fn type_of(&self, id: Word, at: &Instruction) -> Res<Word> {
         match self.ix.value_types.get(&id) {
             Some(t) => Ok(*t),
@@ -1774,7 +1759,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok((start, self.ix.words_of(ty).unwrap_or(1) as usize))
     }
 
-    fn load(&mut self, p: &Ptr, at: &Instruction, out: &mut Vec<Stmt>) -> Res<Vec<Expr>> {
+    fn load(
+        &mut self,
+        p: &Ptr,
+        at: &Instruction,
+        out: &mut Vec<Stmt>,
+        tags: &[String],
+    ) -> Res<Vec<Expr>> {
         let s = self.sp(at);
         let n = match self.ix.words_of(p.ty) {
             Some(n) => n,
@@ -1794,7 +1785,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             index: Some(self.wg_index(b, index, s)),
                         },
                         span: s,
-                        tags: storage_tags(b.class),
+                        tags: storage_tags(b.class)
+                            .into_iter()
+                            .chain(tags.iter().cloned())
+                            .collect(),
                     });
                     v.push(reg(&tmp, s));
                 }
@@ -2355,6 +2349,45 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         err(i, format!("the instruction {op:?} is not supported"))
     }
 
+    /// Tags of a plain access's memory operands: `NonPrivatePointer`, and
+    /// `MakePointerAvailable` / `MakePointerVisible` with the scope that follows each (after
+    /// an `Aligned` literal, when there is one).
+    fn memory_operand_tags(&self, ops: &[O]) -> Vec<String> {
+        let mut t = Vec::new();
+        let Some(O::MemoryAccess(m)) = ops.first() else {
+            return t;
+        };
+        let mut rest = ops[1..].iter();
+        if m.contains(spirv::MemoryAccess::ALIGNED) {
+            rest.next();
+        }
+        if m.contains(spirv::MemoryAccess::NON_PRIVATE_POINTER) {
+            t.push("NONPRIV".to_string());
+        }
+        let mut scoped = |tag: &str, t: &mut Vec<String>| {
+            t.push(tag.to_string());
+            let scope = rest
+                .next()
+                .and_then(id_of)
+                .and_then(|id| self.ix.consts.get(&id))
+                .and_then(|w| w.first().copied());
+            if let Some(s) = scope {
+                for x in scope_tags(s) {
+                    if !t.contains(&x) {
+                        t.push(x);
+                    }
+                }
+            }
+        };
+        if m.contains(spirv::MemoryAccess::MAKE_POINTER_AVAILABLE) {
+            scoped("AV", &mut t);
+        }
+        if m.contains(spirv::MemoryAccess::MAKE_POINTER_VISIBLE) {
+            scoped("VIS", &mut t);
+        }
+        t
+    }
+
     /// A built-in's words.
     fn builtin(&self, b: BuiltIn, at: &Instruction) -> Res<Vec<Expr>> {
         let s = self.sp(at);
@@ -2486,21 +2519,4 @@ fn storage_tags(c: StorageClass) -> Vec<String> {
         StorageClass::Workgroup => vec!["SC1".into()],
         _ => vec!["SC0".into()],
     }
-}
-
-/// Tags of a plain access's memory operands (`NonPrivatePointer`, `MakePointerAvailable`...).
-fn memory_operand_tags(o: Option<&O>) -> Vec<String> {
-    let mut t = Vec::new();
-    if let Some(O::MemoryAccess(m)) = o {
-        if m.contains(spirv::MemoryAccess::NON_PRIVATE_POINTER) {
-            t.push("NONPRIV".to_string());
-        }
-        if m.contains(spirv::MemoryAccess::MAKE_POINTER_AVAILABLE) {
-            t.push("AV".to_string());
-        }
-        if m.contains(spirv::MemoryAccess::MAKE_POINTER_VISIBLE) {
-            t.push("VIS".to_string());
-        }
-    }
-    t
 }

@@ -581,7 +581,6 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         })
     };
     let mut init: Vec<Option<Vec<u32>>> = bufs.iter().map(|b| b.init.clone()).collect();
-    clspv_push_constants(&module, &ix, &reflection, &bufs, &mut init, wg3, workgroups);
     for inp in &hdr.inputs {
         let Some(k) = buf_named(&inp.name, &bufs) else {
             return Err(at_pos(
@@ -608,6 +607,8 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         };
         init[k] = Some(crate::shader::read_words(spec).map_err(|m| bare(file, 1, m))?);
     }
+    // The push constants clspv's runtime fills win over given contents, as on a device.
+    clspv_push_constants(&module, &ix, &reflection, &bufs, &mut init, wg3, workgroups);
     for (k, b) in bufs.iter_mut().enumerate() {
         let given = init[k].as_ref().map(|w| w.len() as u32);
         match (b.words, given) {

@@ -48,24 +48,61 @@ impl Parser<'_> {
 
     /// `P || P`, also written `P \/ P`.
     fn prop_or(&mut self) -> PResult<Prop> {
-        let first = self.prop_and()?;
-        self.left_assoc(
-            first,
-            |p| (p.at(Punct::OrOr) || p.at(Punct::Vee)).then_some(()),
-            |p, ()| p.prop_and(),
-            |_, (), lhs, rhs| Prop::Or(Box::new(lhs), Box::new(rhs)),
+        self.prop_chain(
+            |p| p.at(Punct::OrOr) || p.at(Punct::Vee),
+            |p| p.prop_and(),
+            Prop::Or,
         )
     }
 
     /// `P && P`, also written `P /\ P`.
     fn prop_and(&mut self) -> PResult<Prop> {
-        let first = self.prop_not()?;
-        self.left_assoc(
-            first,
-            |p| (p.at(Punct::AndAnd) || p.at(Punct::Wedge)).then_some(()),
-            |p, ()| p.prop_not(),
-            |_, (), lhs, rhs| Prop::And(Box::new(lhs), Box::new(rhs)),
+        self.prop_chain(
+            |p| p.at(Punct::AndAnd) || p.at(Punct::Wedge),
+            |p| p.prop_not(),
+            Prop::And,
         )
+    }
+
+    /// A flat chain `P op P op ... P` of one connective, read iteratively. Up to
+    /// [`LEFT_DEEP`] operands it folds left-deep as an ordinary left-associative operator (each
+    /// fold one level of `limits::MAX_DEPTH`); a longer chain (the CTS generator's conditions
+    /// are conjunctions of hundreds of terms) is built as a balanced tree, whose height is the
+    /// logarithm of its length: a flat chain is not nesting. The printer writes both shapes back
+    /// so that they read the same.
+    fn prop_chain(
+        &mut self,
+        at_op: impl Fn(&Self) -> bool,
+        operand: impl Fn(&mut Self) -> PResult<Prop>,
+        join: fn(Box<Prop>, Box<Prop>) -> Prop,
+    ) -> PResult<Prop> {
+        let mut parts = vec![operand(self)?];
+        let mut entered = 0;
+        let result = loop {
+            if !at_op(self) {
+                break Ok(());
+            }
+            if entered + 1 < LEFT_DEEP {
+                if let Err(stop) = self.enter() {
+                    break Err(stop);
+                }
+                entered += 1;
+            }
+            self.bump();
+            match operand(self) {
+                Ok(p) => parts.push(p),
+                Err(stop) => break Err(stop),
+            }
+        };
+        self.depth -= entered as u32;
+        result?;
+        Ok(if parts.len() <= LEFT_DEEP {
+            let mut it = parts.into_iter();
+            let first = it.next().expect("one operand");
+            it.fold(first, |l, r| join(Box::new(l), Box::new(r)))
+        } else {
+            balanced(parts, join)
+        })
     }
 
     /// `!P`, `( P )` or an atom. (Parentheses are dispatched here rather than in
@@ -279,5 +316,23 @@ impl Parser<'_> {
             }
         }
         Some(expectations)
+    }
+}
+
+/// Chains up to this many operands fold left-deep (as written); longer ones balance.
+const LEFT_DEEP: usize = 64;
+
+/// `parts` joined by `join` as a balanced tree (left to right order kept).
+fn balanced(mut parts: Vec<Prop>, join: fn(Box<Prop>, Box<Prop>) -> Prop) -> Prop {
+    match parts.len() {
+        0 => Prop::True,
+        1 => parts.remove(0),
+        n => {
+            let right = parts.split_off(n / 2);
+            join(
+                Box::new(balanced(parts, join)),
+                Box::new(balanced(right, join)),
+            )
+        }
     }
 }
