@@ -3,7 +3,8 @@
 //! `cargo bench --bench frontend`.
 
 use std::time::{Duration, Instant};
-use tangle::shader::{self, Launch};
+use tangle::shader::Launch;
+use tangle::spirv;
 
 /// A CTS-reconvergence-style shader of about `lines` lines: nested `if`s on the invocation id,
 /// loops with ballots and stores, as `Program.genCode()` writes them.
@@ -79,7 +80,7 @@ fn main() {
     };
     let lines = src.lines().count();
     let (median, worst) = time(20, || {
-        let t = shader::parse_wgsl("bench.wgsl", &src, &launch).expect("the bench shader");
+        let t = spirv::parse_wgsl("bench.wgsl", &src, &launch).expect("the bench shader");
         assert!(!t.kernel.is_empty());
     });
     println!("| shader | lines | read + validate + lower (median of 20) | worst |");

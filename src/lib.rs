@@ -51,7 +51,9 @@ pub fn load_limited(
         return spirv::load(path, launch, max_bytes);
     }
     match shader::Language::of(path) {
-        Some(_) => shader::load(path, launch, max_bytes),
+        Some(shader::Language::Glsl) => spirv::load_glsl(path, launch, max_bytes),
+        Some(shader::Language::Wgsl) => spirv::load_wgsl(path, launch, max_bytes),
+        Some(shader::Language::Spirv) => spirv::load(path, launch, max_bytes),
         None => {
             let bytes = input::read(path, max_bytes)?;
             let name = input::display_name(path);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use tangle::model::Model;
 use tangle::query::{self, Engine, Options, Verdict};
 use tangle::shader::{self, Launch};
+use tangle::spirv;
 
 fn temp(name: &str, ext: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
@@ -32,7 +33,7 @@ fn write_words(name: &str, words: &[u32]) -> String {
 fn check_out(name: &str, src: &str, mut l: Launch, expected: &[u32], explore: bool) {
     l.expect.push(("out".into(), write_words(name, expected)));
     let test =
-        shader::parse_wgsl(&format!("{name}.wgsl"), src, &l).unwrap_or_else(|d| panic!("{d}"));
+        spirv::parse_wgsl(&format!("{name}.wgsl"), src, &l).unwrap_or_else(|d| panic!("{d}"));
     let models: Vec<Model> = ["CM", "SSO"]
         .iter()
         .map(|m| Model::by_name(m).unwrap())
@@ -192,7 +193,7 @@ fn main(@builtin(subgroup_invocation_id) lane : u32) {{
 
 #[test]
 fn integer_expressions() {
-    let src = "@group(0) @binding(0) var<storage, read_write> out : array<u32, 16>;
+    let src = "@group(0) @binding(0) var<storage, read_write> out : array<u32, 18>;
 @compute @workgroup_size(1)
 fn main(@builtin(subgroup_invocation_id) lane : u32) {
   let a = i32(lane) - 5;                 // -5
@@ -213,6 +214,8 @@ fn main(@builtin(subgroup_invocation_id) lane : u32) {
   out[13] = (1u << (lane + 33u)) + (~0u >> 28u);  // shift amounts are taken modulo 32
   out[14] = u32(!(lane == 0u) || true);
   out[15] = u32(max(a, -7));
+  out[16] = u32(a / -2);                 // signed division truncates: 2
+  out[17] = u32(a % 3);                  // the remainder has the dividend's sign: -2
 }";
     check_out(
         "integer_expressions",
@@ -235,6 +238,8 @@ fn main(@builtin(subgroup_invocation_id) lane : u32) {
             2 + 15,
             1,
             (-5i32) as u32,
+            2,
+            (-2i32) as u32,
         ],
         true,
     );
@@ -493,7 +498,7 @@ fn the_engines_agree_on_a_cts_example() {
 // ---- errors ----------------------------------------------------------------------------------
 
 fn error_of(src: &str, l: &Launch) -> String {
-    match shader::parse_wgsl("bad.wgsl", src, l) {
+    match spirv::parse_wgsl("bad.wgsl", src, l) {
         Ok(_) => panic!("accepted: {src}"),
         Err(d) => d.to_string(),
     }
@@ -509,14 +514,14 @@ fn main() {
   let f = 1.5;
   out[0] = u32(f);
 }",
-            "bad.wgsl:4:",
+            "bad.wgsl:5:",
             "floating-point",
         ),
         (
             "@group(0) @binding(0) var<storage, read_write> out : array<f32, 4>;
 @compute @workgroup_size(4)
 fn main() { out[0] = 1.0; }",
-            "bad.wgsl:1:",
+            "bad.wgsl:3:",
             "floating-point",
         ),
         (
@@ -526,13 +531,13 @@ fn main() { let x = 1u +; }",
             "expected",
         ),
         (
-            "@group(0) @binding(0) var<storage, read_write> out : array<i32, 4>;
+            "@group(0) @binding(0) var<storage, read_write> out : array<u32, 4>;
 @compute @workgroup_size(4)
 fn main(@builtin(subgroup_invocation_id) lane : u32) {
-  out[0] = i32(lane) / -2;
+  out[0] = reverseBits(lane);
 }",
             "bad.wgsl:4:",
-            "signed division",
+            "BitReverse",
         ),
     ];
     for (src, at, what) in cases {

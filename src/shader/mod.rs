@@ -1,21 +1,19 @@
-//! Front end for shaders: a WGSL, SPIR-V or GLSL compute shader plus a launch (subgroup size,
-//! workgroups, buffer contents) -> the same resolved [`ast::Test`] a `.litmus` file gives.
+//! Shader languages into SPIR-V, and what every shader front end shares: the launch (subgroup
+//! size, workgroups, buffer contents), the question asked (`--expect`, `--observe`), buffer
+//! files, and source positions.
 //!
-//! A sibling of [`crate::syntax`]: nothing below the AST knows that shaders exist. WGSL and
-//! SPIR-V are read by naga (the wgpu project's shader crate); GLSL is compiled to SPIR-V by
-//! `glslangValidator` first. [`lower`] turns naga's module into kernel statements; this module
-//! handles files, the launch and the question asked (`--expect`, `--observe`).
+//! One path for every language: WGSL is written as SPIR-V by naga (the wgpu project's shader
+//! crate) with its lines, GLSL is compiled by `glslangValidator -g`, and [`crate::spirv`] reads
+//! the module block for block. tangle analyses what a Vulkan driver receives.
 //!
 //! Architecture invariant: like the litmus parser, this never panics on any input and reports
 //! every error with file:line:col in the shader's own lines.
 
-pub mod lower;
 pub mod source;
 
-use crate::syntax::ast::{Condition, Expectation, Global, Operand, Prop, Quantifier, Test};
-use crate::syntax::{limits, Diagnostic, Diagnostics, Span};
+use crate::syntax::ast::{Expectation, Operand, Prop};
+use crate::syntax::{Diagnostic, Diagnostics, Span};
 use crate::vocab::BinOp;
-use lower::{Buffer, Dims, Space};
 use source::Text;
 use std::path::Path;
 
@@ -60,40 +58,12 @@ impl Language {
     }
 }
 
-/// Reads a shader and its launch into a test. Errors are located in the shader (or in the
-/// buffer file they concern).
-pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagnostics> {
-    let file = path.display().to_string();
-    let bare = |m: String| Diagnostics(vec![Diagnostic::bare(&file, 1, 1, m)]);
-    let lang =
-        Language::of(path).ok_or_else(|| bare("not a shader file (.wgsl, .spv, .comp)".into()))?;
-    let bytes = crate::input::read(path, max_bytes)?;
-    let read = match lang {
-        Language::Wgsl => read_wgsl(&file, &bytes)?,
-        Language::Spirv => read_spirv(&file, path, &bytes, None)?,
-        Language::Glsl => {
-            let spv = glslang(&file, path)?;
-            let text = String::from_utf8_lossy(&bytes).into_owned();
-            read_spirv(&file, path, &spv, Some(text))?
-        }
-    };
-    build(&file, read, launch)
-}
-
-/// Reads WGSL text (no file needed); `file` names it in diagnostics.
-pub fn parse_wgsl(file: &str, text: &str, launch: &Launch) -> Result<Test, Diagnostics> {
-    build(file, read_wgsl(file, text.as_bytes())?, launch)
-}
-
 /// A parsed module with the means to locate its spans.
 struct Read {
     module: naga::Module,
     text: Text,
     /// naga span -> source span.
     locate: Box<dyn Fn(naga::Span) -> Span>,
-    /// For SPIR-V: instruction offsets (in the binary naga read) of rewritten
-    /// `OpGroupNonUniformElect`s.
-    elects: Vec<usize>,
 }
 
 /// The subgroup extension's directives: the CTS still writes the older
@@ -147,140 +117,80 @@ fn read_wgsl(file: &str, bytes: &[u8]) -> Result<Read, Diagnostics> {
             Some(r) => t2.span(r.start, r.end),
             None => Span::default(),
         }),
-        elects: Vec::new(),
     })
 }
 
-const OP_TYPE_BOOL: u16 = 20;
-const OP_CONSTANT_TRUE: u16 = 41;
-const OP_GROUP_NON_UNIFORM_ELECT: u16 = 333;
-const OP_GROUP_NON_UNIFORM_ALL: u16 = 334;
-
-/// Prepares a binary for naga, which reads neither `OpGroupNonUniformElect` nor debug lines
-/// among the types: each elect is rewritten to `OpGroupNonUniformAll` of a new `true`
-/// constant, and its offset remembered so that the lowering reads it as an elect; `OpLine` and
-/// `OpNoLine` are dropped (their lines were read before). Returns the new binary, new ->
-/// original instruction offsets, and the elects' new offsets.
-fn prepare(words: &[u32], insts: &[source::Inst]) -> (Vec<u32>, Vec<(usize, usize)>, Vec<usize>) {
-    let mut out: Vec<u32> = words[..5].to_vec();
-    let true_id = out[3];
-    let need_true = insts.iter().any(|i| i.opcode == OP_GROUP_NON_UNIFORM_ELECT);
-    if need_true {
-        out[3] += 1;
-    }
-    let mut map = Vec::new();
-    let mut elects = Vec::new();
-    let push = |out: &mut Vec<u32>, op: u16, ops: &[u32]| {
-        out.push((((ops.len() + 1) as u32) << 16) | op as u32);
-        out.extend_from_slice(ops);
-    };
-    for ins in insts {
-        if matches!(ins.opcode, source::OP_LINE | source::OP_NO_LINE) {
-            continue;
+/// naga's validation (with every subgroup capability), its errors located by `at`.
+fn validate(
+    module: &naga::Module,
+    at: &dyn Fn(naga::Span, String) -> Diagnostics,
+) -> Result<naga::valid::ModuleInfo, Diagnostics> {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .subgroup_stages(naga::valid::ShaderStages::all())
+    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+    .validate(module)
+    .map_err(|e| {
+        let span = e.spans().next().map(|(s, _)| *s).unwrap_or_default();
+        let mut msg = e.as_inner().to_string();
+        let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e.as_inner());
+        while let Some(s) = src {
+            msg.push_str(&format!(": {s}"));
+            src = s.source();
         }
-        let here = out.len() * 4;
-        map.push((here, ins.offset));
-        if ins.opcode == OP_GROUP_NON_UNIFORM_ELECT && ins.operands.len() == 3 {
-            elects.push(here);
-            let ops = [ins.operands[0], ins.operands[1], ins.operands[2], true_id];
-            push(&mut out, OP_GROUP_NON_UNIFORM_ALL, &ops);
-        } else {
-            push(&mut out, ins.opcode, &ins.operands);
-        }
-        if ins.opcode == OP_TYPE_BOOL && need_true {
-            let here = out.len() * 4;
-            map.push((here, ins.offset));
-            push(&mut out, OP_CONSTANT_TRUE, &[ins.operands[0], true_id]);
-        }
-    }
-    (out, map, elects)
+        at(span, format!("invalid shader: {msg}"))
+    })
 }
 
-/// naga's SPIR-V spans start this many bytes before the instruction's offset in the binary
-/// (they count from after the header, past the opcode word). Pinned by the tests of
-/// `shaders/examples/elect_loop.spv`, whose elect is only recognised through it.
-pub(crate) const NAGA_SPV_SPAN_BIAS: usize = 16;
-
-/// Instruction offset -> (line, col) in the text reports show.
-type LineOf = Box<dyn Fn(usize) -> Option<(u32, u32)>>;
-
-fn read_spirv(
-    file: &str,
-    path: &Path,
-    bytes: &[u8],
-    glsl: Option<String>,
-) -> Result<Read, Diagnostics> {
-    // A binary has no lines: these errors name the file (and the byte, when known).
-    let bare = |m: String| Diagnostics(vec![Diagnostic::bare(file, 0, 0, m)]);
-    if !bytes.len().is_multiple_of(4) {
-        return Err(bare(
-            "not a SPIR-V binary (its length is not a multiple of 4)".into(),
-        ));
-    }
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let insts = source::instructions(&words).map_err(bare)?;
-    let debug = source::DebugLines::read(&insts);
-    let (new_words, offsets, elects) = prepare(&words, &insts);
-    // Where lines come from: the GLSL file (glslang -g), the embedded source, a disassembly,
-    // or nothing but instruction offsets.
-    let (text, lines): (String, LineOf) = match glsl {
-        Some(g) if debug.has_lines() => (g, Box::new(move |o| debug.line_of(o))),
-        _ if debug.has_lines() && debug.embedded.is_some() => {
-            let e = debug.embedded.clone().unwrap_or_default();
-            (e, Box::new(move |o| debug.line_of(o)))
-        }
-        _ => match source::disassemble(path) {
-            Some((dis, map)) => (
-                dis,
-                Box::new(move |o| {
-                    let i = map.partition_point(|(x, _)| *x <= o);
-                    map.get(i.checked_sub(1)?).map(|(_, l)| (*l, 1))
-                }),
-            ),
-            None => (String::new(), Box::new(|_| None)),
-        },
-    };
-    let new_bytes: Vec<u8> = new_words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = naga::front::spv::Options {
-        adjust_coordinate_space: false,
-        strict_capabilities: false,
-        block_ctx_dump_prefix: None,
-    };
-    let module = naga::front::spv::parse_u8_slice(&new_bytes, &opts)
-        .map_err(|e| bare(format!("naga cannot read this SPIR-V: {e}")))?;
-    let t = Text::new(text.clone());
-    let t2 = Text::new(text);
-    let locate = move |s: naga::Span| -> Span {
-        let Some(r) = s.to_range() else {
-            return Span::default();
-        };
-        let start = r.start + NAGA_SPV_SPAN_BIAS;
-        let i = offsets.partition_point(|(n, _)| *n <= start);
-        let orig = i.checked_sub(1).map_or(start, |k| offsets[k].1);
-        match lines(orig) {
-            Some((l, c)) => t2.line_span(l, c.max(1)),
-            // No line information: the byte offset, as line 0.
-            None => Span {
-                start: 0,
-                end: 0,
-                line: 0,
-                col: orig as u32,
-            },
-        }
-    };
-    Ok(Read {
+/// WGSL -> SPIR-V through naga's writer, with the source embedded and `OpLine`s for its
+/// statements, and nothing added that the WGSL does not say: no loop bounding, no bounds
+/// checks, no workgroup-memory zeroing code (tangle's memory starts at zero). Integer division
+/// keeps WGSL's meaning (`x / 0 == x`) through naga's wrapper functions. Returns the words
+/// and the (modernised, same-length) text the lines refer to.
+pub(crate) fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
+    let Read {
         module,
-        text: t,
-        locate: Box::new(locate),
-        elects,
-    })
+        text,
+        locate,
+    } = read_wgsl(file, bytes)?;
+    let at = |s: naga::Span, m: String| {
+        Diagnostics(vec![Diagnostic::new(file, &text.text, locate(s), m)])
+    };
+    let info = validate(&module, &at)?;
+    let mut options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::DEBUG,
+        fake_missing_bindings: true,
+        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: false,
+        debug_info: Some(naga::back::spv::DebugInfo {
+            source_code: &text.text,
+            file_name: file,
+            language: naga::back::spv::SourceLanguage::WGSL,
+        }),
+        ..Default::default()
+    };
+    options.bounds_check_policies = naga::proc::BoundsCheckPolicies {
+        index: naga::proc::BoundsCheckPolicy::Unchecked,
+        buffer: naga::proc::BoundsCheckPolicy::Unchecked,
+        image_load: naga::proc::BoundsCheckPolicy::Unchecked,
+        binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| {
+        Diagnostics(vec![Diagnostic::bare(
+            file,
+            1,
+            1,
+            format!("naga cannot write this shader as SPIR-V: {e}"),
+        )])
+    })?;
+    Ok((words, text.text.clone()))
 }
 
 /// GLSL -> SPIR-V with debug lines, through `glslangValidator` (Debian's `glslang-tools`).
-fn glslang(file: &str, path: &Path) -> Result<Vec<u8>, Diagnostics> {
+pub(crate) fn glslang(file: &str, path: &Path) -> Result<Vec<u8>, Diagnostics> {
     let bare = |l: u32, m: String| Diagnostics(vec![Diagnostic::bare(file, l, 1, m)]);
     let out_path = std::env::temp_dir().join(format!(
         "tangle-{}-{}.spv",
@@ -376,289 +286,6 @@ pub fn read_words(spec: &str) -> Result<Vec<u32>, String> {
         .collect()
 }
 
-fn build(file: &str, read: Read, launch: &Launch) -> Result<Test, Diagnostics> {
-    let Read {
-        module,
-        text,
-        locate,
-        elects,
-    } = read;
-    let at = |s: naga::Span, m: String| {
-        Diagnostics(vec![Diagnostic::new(file, &text.text, locate(s), m)])
-    };
-    let bare = |m: String| Diagnostics(vec![Diagnostic::bare(file, 1, 1, m)]);
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .subgroup_stages(naga::valid::ShaderStages::all())
-    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
-    .validate(&module)
-    .map_err(|e| {
-        let span = e.spans().next().map(|(s, _)| *s).unwrap_or_default();
-        let mut msg = e.as_inner().to_string();
-        let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e.as_inner());
-        while let Some(s) = src {
-            msg.push_str(&format!(": {s}"));
-            src = s.source();
-        }
-        at(span, format!("invalid shader: {msg}"))
-    })?;
-    // The entry point.
-    let computes: Vec<usize> = module
-        .entry_points
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.stage == naga::ShaderStage::Compute)
-        .map(|(i, _)| i)
-        .collect();
-    let entry = match &launch.entry {
-        Some(n) => *computes
-            .iter()
-            .find(|&&i| &module.entry_points[i].name == n)
-            .ok_or_else(|| bare(format!("no compute entry point named `{n}`")))?,
-        None => match computes.as_slice() {
-            [one] => *one,
-            [] => return Err(bare("the shader has no compute entry point".into())),
-            _ => {
-                let names: Vec<&str> = computes
-                    .iter()
-                    .map(|&i| module.entry_points[i].name.as_str())
-                    .collect();
-                return Err(bare(format!(
-                    "the shader has several compute entry points ({}): choose one with --entry",
-                    names.join(", ")
-                )));
-            }
-        },
-    };
-    let ep = &module.entry_points[entry];
-    let mut wg3 = ep.workgroup_size;
-    if let Some(n) = launch.workgroup_size {
-        wg3 = [n, 1, 1];
-    }
-    let workgroup: u32 = wg3.iter().product();
-    let subgroup = launch.subgroup_size.ok_or_else(|| {
-        bare("a shader needs --subgroup-size N (lanes per subgroup): it has no default".into())
-    })?;
-    let workgroups = launch.workgroups.unwrap_or(1);
-    if subgroup == 0 || subgroup > limits::MAX_SUBGROUP || !subgroup.is_power_of_two() {
-        return Err(bare(format!(
-            "--subgroup-size {subgroup}: expected a power of two from 1 to {}",
-            limits::MAX_SUBGROUP
-        )));
-    }
-    if workgroup == 0 || !workgroup.is_multiple_of(subgroup) {
-        return Err(bare(format!(
-            "the workgroup size {workgroup} is not a multiple of the subgroup size {subgroup}"
-        )));
-    }
-    let threads = workgroup as u64 * workgroups as u64;
-    if workgroups == 0 || threads > limits::MAX_THREADS as u64 {
-        return Err(bare(format!(
-            "{threads} invocations ({workgroups} workgroups of {workgroup}): expected 1 to {}",
-            limits::MAX_THREADS
-        )));
-    }
-    let dims = Dims {
-        workgroup: wg3,
-        workgroups,
-        subgroup,
-    };
-    // Buffers, with the launch's contents.
-    let mut buffers = lower::buffers(&module).map_err(|e| at(e.span, e.message))?;
-    let find = |name: &str, buffers: &[Buffer]| -> Result<usize, Diagnostics> {
-        buffers
-            .iter()
-            .position(|b| {
-                b.name == name || b.binding.is_some_and(|(g, n)| format!("{g}:{n}") == name)
-            })
-            .ok_or_else(|| {
-                let known: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
-                bare(format!(
-                    "no buffer named `{name}` in the shader (its buffers: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ))
-            })
-    };
-    let mut init: Vec<Option<Vec<u32>>> = vec![None; buffers.len()];
-    let mut expected: Vec<Option<Vec<u32>>> = vec![None; buffers.len()];
-    for (list, into) in [
-        (&launch.buffers, &mut init),
-        (&launch.expect, &mut expected),
-    ] {
-        for (name, spec) in list {
-            let i = find(name, &buffers)?;
-            let words = read_words(spec).map_err(bare)?;
-            into[i] = Some(words);
-        }
-    }
-    for (i, b) in buffers.iter_mut().enumerate() {
-        let given = init[i]
-            .as_ref()
-            .or(expected[i].as_ref())
-            .map(|w| w.len() as u32);
-        match (b.words, given) {
-            (None, Some(n)) => {
-                let (before, elem) = b.runtime.unwrap_or((0, 1));
-                if n < before || (elem > 0 && (n - before) % elem != 0) {
-                    return Err(bare(format!(
-                        "buffer `{}`: {n} words do not fit its type ({before} words then elements of {elem})",
-                        b.name
-                    )));
-                }
-                b.words = Some(n);
-            }
-            (None, None) => {
-                return Err(at(
-                    b.span,
-                    format!(
-                        "the length of the runtime-sized buffer `{}` is unknown: give its contents with --buffer {}=FILE.json",
-                        b.name, b.name
-                    ),
-                ))
-            }
-            (Some(w), Some(n)) if n > w => {
-                return Err(bare(format!(
-                    "buffer `{}` holds {w} words, but {n} were given",
-                    b.name
-                )))
-            }
-            _ => {}
-        }
-        if b.space == Space::Workgroup && init[i].is_some() {
-            return Err(bare(format!(
-                "`{}` is workgroup memory: it starts zeroed and cannot be given contents",
-                b.name
-            )));
-        }
-    }
-    for (i, b) in buffers.iter().enumerate() {
-        if let (Some(e), Some(w)) = (&expected[i], b.words) {
-            if e.len() as u32 != w {
-                return Err(bare(format!(
-                    "--expect {}: {} words given, the buffer holds {w}",
-                    b.name,
-                    e.len()
-                )));
-            }
-        }
-    }
-    let total: u64 = buffers
-        .iter()
-        .map(|b| {
-            b.words.unwrap_or(0) as u64
-                * if b.space == Space::Workgroup {
-                    workgroups as u64
-                } else {
-                    1
-                }
-        })
-        .sum();
-    if total > limits::MAX_CELLS as u64 {
-        return Err(bare(format!(
-            "the buffers hold {total} words; at most {} are supported",
-            limits::MAX_CELLS
-        )));
-    }
-    let is_elect = elects;
-    let span_of = |s: naga::Span| locate(s);
-    let kernel = lower::lower(&module, &info, entry, dims, &buffers, &span_of, &is_elect)
-        .map_err(|e| at(e.span, e.message))?;
-    // Globals.
-    let globals: Vec<Global> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let copies = if b.space == Space::Workgroup {
-                workgroups
-            } else {
-                1
-            };
-            let len = b.words.unwrap_or(0) * copies;
-            let mut words = init[i].clone().unwrap_or_default();
-            words.resize(len as usize, 0);
-            Global {
-                name: b.name.clone(),
-                len: Some(len),
-                init: words,
-                span: locate(b.span),
-            }
-        })
-        .collect();
-    // The question: does some execution end with an expected word different?
-    let wanted: Vec<(String, Vec<u32>)> = buffers
-        .iter()
-        .enumerate()
-        .filter_map(|(i, b)| Some((b.name.clone(), expected[i].clone()?)))
-        .collect();
-    let question = expected_question(&wanted);
-    let mut observe = Vec::new();
-    let observed: Vec<usize> = if !launch.observe.is_empty() {
-        launch
-            .observe
-            .iter()
-            .map(|n| find(n, &buffers))
-            .collect::<Result<_, _>>()?
-    } else if question.is_none() {
-        // Default outcome: every writable storage buffer.
-        buffers
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.space == Space::Storage { writable: true })
-            .map(|(i, _)| i)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    for i in observed {
-        let b = &buffers[i];
-        for k in 0..b.words.unwrap_or(0) {
-            observe.push(Operand::Mem {
-                global: b.name.clone(),
-                index: k,
-            });
-        }
-    }
-    let (prop, label, expect) = question.unwrap_or_else(|| {
-        (
-            Prop::True,
-            "exists (true): every execution".to_string(),
-            Vec::new(),
-        )
-    });
-    let name = Path::new(file)
-        .file_stem()
-        .map_or("shader".into(), |s| s.to_string_lossy().to_string());
-    Ok(Test {
-        file: file.to_string(),
-        source: text.text.clone(),
-        name,
-        description: None,
-        threads: threads as u32,
-        subgroup,
-        workgroup,
-        globals,
-        kernel: kernel.stmts,
-        condition: Condition {
-            quantifier: Quantifier::Exists,
-            prop,
-            span: Span::default(),
-        },
-        expect,
-        observe,
-        condition_label: Some(label),
-        queue_family: threads as u32,
-    })
-}
-
-/// The question `--expect` asks: can some execution end with a word of these buffers
-/// different from the expected one? Every model is expected to forbid it. `None` when no
-/// buffer has expected words.
 pub(crate) fn expected_question(
     wanted: &[(String, Vec<u32>)],
 ) -> Option<(Prop, String, Vec<Expectation>)> {

@@ -1,9 +1,9 @@
-//! Source positions for shaders: naga spans -> file line:col.
+//! Source positions for shaders: byte offsets -> file line:col.
 //!
-//! WGSL spans are byte ranges of the text. SPIR-V spans are byte ranges of the binary's
-//! instructions; they are mapped to lines through the module's `OpLine` debug instructions
-//! (glslang's `-g`, so a GLSL shader's errors and witnesses point into the GLSL file), or else
-//! to the lines of `spirv-dis --offsets`' disassembly, or else to the instruction's index.
+//! WGSL errors are byte ranges of the text. A SPIR-V instruction is placed by the module's
+//! `OpLine` debug instructions (glslang's `-g` and naga's writer with debug info, so a GLSL or
+//! WGSL shader's errors and witnesses point into its own lines), or else by the lines of
+//! `spirv-dis --offsets`' disassembly, or else by the instruction's index.
 
 use crate::syntax::Span;
 
@@ -140,10 +140,46 @@ impl DebugLines {
         self.at.iter().any(|(_, l)| l.is_some())
     }
 
-    /// The line and column of the instruction starting at or before `offset`.
-    pub fn line_of(&self, offset: usize) -> Option<(u32, u32)> {
-        let i = self.at.partition_point(|(o, _)| *o <= offset);
-        self.at.get(i.checked_sub(1)?)?.1
+    /// Per instruction, its line, where an instruction of a function that no `OpLine` reaches
+    /// (glslang puts the function's variables and labels before the first one) takes the next
+    /// line of its function, else the previous: a witness step then points at the statement
+    /// it belongs to rather than at no line.
+    pub fn filled(&self, insts: &[Inst]) -> Vec<Option<(u32, u32)>> {
+        let mut out: Vec<_> = self.at.iter().map(|(_, l)| *l).collect();
+        let mut in_function = vec![false; insts.len()];
+        let mut inside = false;
+        for (k, ins) in insts.iter().enumerate() {
+            if ins.opcode == 54 {
+                inside = true;
+            }
+            in_function[k] = inside;
+            if ins.opcode == 56 {
+                inside = false;
+            }
+        }
+        let mut next = None;
+        for k in (0..out.len()).rev() {
+            if !in_function[k] || insts[k].opcode == 56 {
+                next = None;
+            }
+            match out[k] {
+                Some(l) => next = Some(l),
+                None if in_function[k] => out[k] = next,
+                None => {}
+            }
+        }
+        let mut prev = None;
+        for k in 0..out.len() {
+            if !in_function[k] || insts[k].opcode == 54 {
+                prev = None;
+            }
+            match out[k] {
+                Some(l) => prev = Some(l),
+                None if in_function[k] => out[k] = prev,
+                None => {}
+            }
+        }
+        out
     }
 }
 

@@ -116,6 +116,10 @@ pub struct Index<'m> {
     /// Declarations tangle cannot represent (float constants...), with why: an error where
     /// they are used, not where they are declared.
     pub unusable: HashMap<Word, (String, *const Instruction)>,
+    /// How often instructions of functions read each id: a plain load of a value nobody
+    /// reads is not an event (WGSL's `_ = buf[0];` becomes one); a value read once is
+    /// substituted where it is read.
+    pub uses: HashMap<Word, u32>,
 }
 
 fn lit_u32(o: &O) -> Option<u32> {
@@ -176,6 +180,16 @@ impl<'m> Index<'m> {
             strides: HashMap::new(),
             value_types: HashMap::new(),
             unusable: HashMap::new(),
+            uses: m
+                .functions
+                .iter()
+                .flat_map(|f| f.blocks.iter())
+                .flat_map(|b| b.instructions.iter())
+                .flat_map(|i| i.operands.iter().filter_map(id_of))
+                .fold(HashMap::new(), |mut m, id| {
+                    *m.entry(id).or_insert(0) += 1;
+                    m
+                }),
         };
         for i in &m.debug_names {
             if i.class.opcode == Op::Name {
@@ -338,7 +352,12 @@ impl<'m> Index<'m> {
                     _ => return self.unusable(r, i, "a constant that is not an integer".into()),
                 };
                 if matches!(self.types.get(&rt), Some(Ty::Float)) {
-                    return self.unusable(r, i, "floating point is not supported".into());
+                    return self.unusable(
+                        r,
+                        i,
+                        "floating-point values are not supported (only integers and booleans)"
+                            .into(),
+                    );
                 }
                 let w = match (op, self.spec_ids.get(&r).and_then(|s| spec.get(s))) {
                     (Op::SpecConstant, Some(v)) => *v,
@@ -606,10 +625,11 @@ struct Ctx {
     /// The innermost loop's merge (`break`) and continue target (`continue`).
     brk: Option<Word>,
     cont: Option<Word>,
-    /// Inside an inlined function with several returns: `return` breaks out of the wrapper
-    /// loop (and is refused inside a loop of the callee).
+    /// Inside an inlined function with several returns (or loops): `return` breaks out of
+    /// the wrapper loop, from inside a loop of the callee by way of `ret_flag`.
     ret_breaks: bool,
     in_callee_loop: bool,
+    ret_flag: Option<String>,
     /// The register receiving an inlined function's returned words.
     ret_regs: Option<Vec<String>>,
 }
@@ -632,6 +652,8 @@ pub fn lower(
         taken: HashSet::new(),
         names: HashMap::new(),
         emitted: 0,
+        return_in_loop: std::cell::Cell::new(false),
+        variables: HashSet::new(),
         depth: 0,
     };
     let mut out = Vec::new();
@@ -643,6 +665,7 @@ pub fn lower(
         {
             let prefix = lw.fresh(*id, "");
             let n = lw.private_words(*ty, f.def.as_ref().expect("def"))?;
+            lw.variables.extend((0..n).map(|k| format!("{prefix}_{k}")));
             for k in 0..n {
                 let v = init
                     .as_ref()
@@ -684,6 +707,11 @@ struct Lowerer<'a, 'm> {
     /// Register names given to ids (per id, reused by every inlined copy).
     names: HashMap<Word, String>,
     emitted: usize,
+    /// Set by a `return` met inside a loop of an inlined function lowered without a wrapper.
+    return_in_loop: std::cell::Cell<bool>,
+    /// Registers that hold variables (private and function storage): assigned wherever the
+    /// program stores, so an expression reading one must be evaluated where it stands.
+    variables: HashSet<String>,
     depth: usize,
 }
 
@@ -700,6 +728,12 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         if let Some(v) = fold(op, *x, *y) {
             return lit(v, span);
         }
+    }
+    // Identities that address arithmetic is full of (`0 + i * 1 + 0`).
+    match (op, as_lit(&a), as_lit(&b)) {
+        (BinOp::Add, Some(0), _) | (BinOp::Mul, Some(1), _) => return b,
+        (BinOp::Add | BinOp::Sub, _, Some(0)) | (BinOp::Mul | BinOp::Div, _, Some(1)) => return a,
+        _ => {}
     }
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
@@ -730,6 +764,39 @@ fn tern(c: Expr, a: Expr, b: Expr) -> Expr {
         kind: ExprKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
         span,
     }
+}
+
+/// Whether a load or store carries the `Volatile` memory operand.
+fn volatile(i: &Instruction) -> bool {
+    i.operands.iter().any(|o| match o {
+        O::MemoryAccess(m) => m.contains(spirv::MemoryAccess::VOLATILE),
+        _ => false,
+    })
+}
+
+/// A shift amount modulo 32 (no operation on a literal below 32).
+fn mod32(b: Expr) -> Expr {
+    match as_lit(&b) {
+        Some(v) if v < 32 => b,
+        _ => {
+            let s = b.span;
+            bin(BinOp::BitAnd, b, lit(31, s))
+        }
+    }
+}
+
+/// Whether `stmts` assign register `r` anywhere.
+fn assigns(stmts: &[Stmt], r: &str) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Assign { reg, .. } => reg == r,
+        StmtKind::If {
+            then_body,
+            else_body,
+            ..
+        } => assigns(then_body, r) || assigns(else_body, r),
+        StmtKind::Loop { body, continuing } => assigns(body, r) || assigns(continuing, r),
+        _ => false,
+    })
 }
 
 fn reg(name: &str, span: Span) -> Expr {
@@ -847,7 +914,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }));
         }
         if let Some((why, _)) = self.ix.unusable.get(&id) {
-            return err(at, format!("%{id}: {why}"));
+            let name = self.ix.names.get(&id).cloned().unwrap_or(id.to_string());
+            return err(at, format!("{why}: the value %{name} is used here"));
         }
         if self.ix.undefs.contains(&id) {
             // An undefined value may be any value: tangle takes 0, one of them
@@ -895,7 +963,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     }
 
     /// Assigns `values` to fresh registers for `id` and binds them.
+    /// Whether `e` reads no variable register and performs no subgroup op.
+    fn substitutable(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Builtin(_) => true,
+            ExprKind::Reg(r) => !self.variables.contains(r),
+            ExprKind::Unary(_, a) => self.substitutable(a),
+            ExprKind::Binary(_, a, b) => self.substitutable(a) && self.substitutable(b),
+            ExprKind::Ternary(c, a, b) => {
+                self.substitutable(c) && self.substitutable(a) && self.substitutable(b)
+            }
+            ExprKind::Call(_, args) => args.iter().all(|a| self.substitutable(a)),
+            ExprKind::SgOp(..) => false,
+        }
+    }
+
     fn assign(&mut self, id: Word, values: Vec<Expr>, span: Span, out: &mut Vec<Stmt>) {
+        let uses = self.ix.uses.get(&id).copied().unwrap_or(0);
         let prefix = self.fresh(id, "");
         let n = values.len();
         let mut regs = Vec::new();
@@ -908,6 +992,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             if let Some(c) = as_lit(&v) {
                 // A constant needs no register.
                 regs.push(lit(c, span));
+                continue;
+            }
+            // A pure value over SSA values (no variable, load or subgroup op) is the same
+            // wherever it is evaluated (its operands' definitions dominate every use): used
+            // once, or a single register, it is substituted rather than copied, as naga's
+            // and glslang's expression trees were written.
+            if self.substitutable(&v)
+                && (uses <= 1 || matches!(v.kind, ExprKind::Reg(_) | ExprKind::Builtin(_)))
+            {
+                regs.push(v);
                 continue;
             }
             out.push(self.stmt(
@@ -967,17 +1061,56 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .is_some_and(|t| matches!(t.class.opcode, Op::Return | Op::ReturnValue))
             })
             .count();
-        let wrap = self.depth > 1 && returns > 1;
-        let ctx = Ctx {
-            ret_breaks: wrap,
-            ret_regs: ret,
-            ..Ctx::default()
+        // A return that is not the body's end leaves a loop wrapped around the call; one
+        // inside a loop of the callee sets a flag and breaks, and each loop it leaves checks
+        // the flag and breaks again, up to the wrapper. A single return is the body's end
+        // unless it sits in a loop, which the walk reports: then the body is lowered again,
+        // wrapped.
+        let has_loop = f.blocks.iter().any(|b| {
+            b.instructions
+                .iter()
+                .any(|i| i.class.opcode == Op::LoopMerge)
+        });
+        let ret_flag = match def.result_id {
+            Some(id) if self.depth > 1 && has_loop => Some(self.fresh(id, "_returned")),
+            _ => None,
         };
         let entry = first.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
         let fb = FnBlocks { blocks };
-        let mut body = self.region(&fb, entry, &ctx)?;
+        let mut wrap = self.depth > 1 && returns > 1;
+        let outer = self.return_in_loop.replace(false);
+        let mut body = loop {
+            let ctx = Ctx {
+                ret_breaks: wrap,
+                ret_regs: ret.clone(),
+                ret_flag: ret_flag.clone(),
+                ..Ctx::default()
+            };
+            let body = self.region(&fb, entry, &ctx)?;
+            if !wrap && self.return_in_loop.replace(false) {
+                wrap = true;
+                continue;
+            }
+            break body;
+        };
+        self.return_in_loop.set(outer);
+        if let Some(flag) = ret_flag.as_ref().filter(|f| assigns(&body, f)) {
+            let s = self.sp(def);
+            body.insert(
+                0,
+                self.stmt(
+                    StmtKind::Assign {
+                        reg: flag.clone(),
+                        value: lit(0, s),
+                    },
+                    s,
+                ),
+            );
+        }
         if wrap {
-            body.push(self.stmt(StmtKind::Break, self.sp(def)));
+            if !matches!(body.last().map(|s| &s.kind), Some(StmtKind::Break)) {
+                body.push(self.stmt(StmtKind::Break, self.sp(def)));
+            }
             body = vec![self.stmt(
                 StmtKind::Loop {
                     body,
@@ -1034,6 +1167,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     ret_breaks: ctx.ret_breaks,
                     in_callee_loop: ctx.in_callee_loop || self.depth > 1,
                     ret_regs: ctx.ret_regs.clone(),
+                    ret_flag: ctx.ret_flag.clone(),
                 };
                 let mut lbody = Vec::new();
                 self.phis(block, &mut lbody)?;
@@ -1054,6 +1188,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     c
                 };
+                let returns = inner.ret_flag.as_ref().is_some_and(|f| assigns(&lbody, f));
                 out.push(self.stmt(
                     StmtKind::Loop {
                         body: lbody,
@@ -1061,6 +1196,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     },
                     self.sp(lm),
                 ));
+                if let (true, Some(flag)) = (returns, &inner.ret_flag) {
+                    let s = self.sp(lm);
+                    out.push(self.stmt(
+                        StmtKind::If {
+                            cond: reg(flag, s),
+                            then_body: vec![self.stmt(StmtKind::Break, s)],
+                            else_body: Vec::new(),
+                        },
+                        s,
+                    ));
+                }
                 b = merge;
                 if Some(b) == ctx.stop {
                     return Ok(out);
@@ -1200,9 +1346,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 (Op::Switch, None) => return err(term, "OpSwitch without OpSelectionMerge"),
                 (Op::Return, _) => {
-                    if let Some(k) = self.ret_kind(ctx, term)? {
-                        out.push(self.stmt(k, self.sp(term)));
-                    }
+                    out.extend(self.ret_stmts(ctx, term)?);
                     return Ok(out);
                 }
                 (Op::ReturnValue, _) => {
@@ -1219,9 +1363,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             ));
                         }
                     }
-                    if let Some(k) = self.ret_kind(ctx, term)? {
-                        out.push(self.stmt(k, self.sp(term)));
-                    }
+                    out.extend(self.ret_stmts(ctx, term)?);
                     return Ok(out);
                 }
                 (Op::Kill | Op::TerminateInvocation | Op::Unreachable, _) => {
@@ -1238,20 +1380,32 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// What `return` is here: the kernel's end; in an inlined function with one return,
     /// nothing (the call ends there); with several, a `break` out of the loop wrapped around
-    /// the call.
-    fn ret_kind(&self, ctx: &Ctx, term: &Instruction) -> Res<Option<StmtKind>> {
+    /// the call, after setting the function's flag when inside one of its loops.
+    fn ret_stmts(&self, ctx: &Ctx, term: &Instruction) -> Res<Vec<Stmt>> {
+        let s = self.sp(term);
         if self.depth <= 1 {
-            Ok(Some(StmtKind::Return))
+            Ok(vec![self.stmt(StmtKind::Return, s)])
         } else if ctx.ret_breaks {
+            let mut out = Vec::new();
             if ctx.in_callee_loop {
-                return err(
-                    term,
-                    "a return from inside a loop of a called function is not supported",
-                );
+                let Some(flag) = &ctx.ret_flag else {
+                    return err(term, "internal: a return inside a loop without a flag");
+                };
+                out.push(self.stmt(
+                    StmtKind::Assign {
+                        reg: flag.clone(),
+                        value: lit(1, s),
+                    },
+                    s,
+                ));
             }
-            Ok(Some(StmtKind::Break))
+            out.push(self.stmt(StmtKind::Break, s));
+            Ok(out)
         } else {
-            Ok(None)
+            if ctx.in_callee_loop {
+                self.return_in_loop.set(true);
+            }
+            Ok(Vec::new())
         }
     }
 
@@ -1449,6 +1603,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 };
                 let n = self.private_words(ty, i)?;
                 let prefix = self.fresh(r, "");
+                self.variables
+                    .extend((0..n).map(|k| format!("{prefix}_{k}")));
                 let init = match init {
                     Some(c) => self.words(c, i)?,
                     None => (0..n).map(|_| lit(0, s)).collect(),
@@ -1470,6 +1626,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         ty,
                     }),
                 );
+            }
+            Op::Load if !self.ix.uses.contains_key(&result(i)?) && !volatile(i) => {
+                // Unread and not volatile: no effect on any outcome (plain loads do not
+                // synchronise), so no event (docs/spirv.md).
             }
             Op::Load => {
                 let p = self.ptr(i, 0)?;
@@ -2080,12 +2240,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .collect(),
                 Op::GroupNonUniformBallot => {
                     let p = self.operand_word(i, 1)?;
-                    vec![
-                        sg(SgOp::Ballot, vec![p.clone()]),
-                        sg(SgOp::BallotHigh, vec![p]),
-                        lit(0, s),
-                        lit(0, s),
-                    ]
+                    // Lanes 32 to 63 exist only in subgroups wider than 32.
+                    let high = if self.dims.subgroup > 32 {
+                        sg(SgOp::BallotHigh, vec![p.clone()])
+                    } else {
+                        lit(0, s)
+                    };
+                    vec![sg(SgOp::Ballot, vec![p]), high, lit(0, s), lit(0, s)]
                 }
                 Op::GroupNonUniformBroadcast => {
                     let id = self.operand_word(i, 2)?;
@@ -2301,9 +2462,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let r = bin(BinOp::Rem, abs(a.clone()), abs(b));
                 tern(is_neg(a), un(UnOp::Neg, r.clone()), r)
             }),
-            Op::ShiftLeftLogical => Some(|a, b| bin(BinOp::Shl, a, b)),
-            Op::ShiftRightLogical => Some(|a, b| bin(BinOp::Shr, a, b)),
+            // A shift by 32 or more, undefined in SPIR-V, is taken modulo 32 as WGSL
+            // requires and as GPUs do (naga's writer relies on it).
+            Op::ShiftLeftLogical => Some(|a, b| bin(BinOp::Shl, a, mod32(b))),
+            Op::ShiftRightLogical => Some(|a, b| bin(BinOp::Shr, a, mod32(b))),
             Op::ShiftRightArithmetic => Some(|a, b| {
+                let b = mod32(b);
                 tern(
                     is_neg(a.clone()),
                     un(
@@ -2340,11 +2504,56 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.assign(result(i)?, v, s, out);
             return Ok(());
         }
+        // Bit fields: offset and count are scalars; SPIR-V leaves offset + count > 32
+        // undefined (WGSL's writers clamp them first), and shifts of 32 or more give 0 here.
+        if matches!(op, Op::BitFieldUExtract | Op::BitFieldInsert) {
+            let mask = |cnt: Expr| bin(BinOp::Sub, bin(BinOp::Shl, lit(1, s), cnt), lit(1, s));
+            let base = self.operand_words(i, 0)?;
+            let v = if op == Op::BitFieldUExtract {
+                let off = self.operand_word(i, 1)?;
+                let cnt = self.operand_word(i, 2)?;
+                base.into_iter()
+                    .map(|a| {
+                        bin(
+                            BinOp::BitAnd,
+                            bin(BinOp::Shr, a, off.clone()),
+                            mask(cnt.clone()),
+                        )
+                    })
+                    .collect()
+            } else {
+                let ins = self.operand_words(i, 1)?;
+                let off = self.operand_word(i, 2)?;
+                let cnt = self.operand_word(i, 3)?;
+                let field = bin(BinOp::Shl, mask(cnt), off.clone());
+                base.into_iter()
+                    .zip(ins)
+                    .map(|(a, b)| {
+                        bin(
+                            BinOp::BitOr,
+                            bin(BinOp::BitAnd, a, un(UnOp::BitNot, field.clone())),
+                            bin(
+                                BinOp::BitAnd,
+                                bin(BinOp::Shl, b, off.clone()),
+                                field.clone(),
+                            ),
+                        )
+                    })
+                    .collect()
+            };
+            self.assign(result(i)?, v, s, out);
+            return Ok(());
+        }
         if matches!(
             self.ix.types.get(&i.result_type.unwrap_or(0)),
             Some(Ty::Float)
         ) {
-            return err(i, format!("{op:?}: floating point is not supported"));
+            return err(
+                i,
+                format!(
+                    "{op:?}: floating-point values are not supported (only integers and booleans)"
+                ),
+            );
         }
         err(i, format!("the instruction {op:?} is not supported"))
     }

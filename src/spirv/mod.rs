@@ -35,7 +35,7 @@ pub fn is_spirv(path: &Path) -> bool {
 }
 
 /// Per global instruction index: its line and column, when known.
-type Lines = Vec<Option<(u32, u32)>>;
+type LineTable = Vec<Option<(u32, u32)>>;
 
 /// A module read, with how to place its instructions in the text reports show.
 struct Read {
@@ -71,7 +71,7 @@ pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagno
             )])
         })?;
         let words = assemble(&file, &text)?;
-        (read_words(&file, &words, Some(text), None)?, hdr)
+        (read_words(&file, &words, Lines::Asm(text))?, hdr)
     } else {
         if !bytes.len().is_multiple_of(4) {
             return Err(bare(
@@ -85,11 +85,64 @@ pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagno
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         (
-            read_words(&file, &words, None, Some(path))?,
+            read_words(&file, &words, Lines::Binary(Some(path)))?,
             Header::default(),
         )
     };
     build(&file, read, &hdr, launch)
+}
+
+/// GLSL, compiled by `glslangValidator -g`: witnesses and errors point into the GLSL.
+pub fn load_glsl(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagnostics> {
+    let file = path.display().to_string();
+    let bytes = crate::input::read(path, max_bytes)?;
+    let spv = crate::shader::glslang(&file, path)?;
+    let words: Vec<u32> = spv
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let source = String::from_utf8_lossy(&bytes).into_owned();
+    load_compiled(&file, &words, source, launch)
+}
+
+/// WGSL, written as SPIR-V by naga with its lines: tangle analyses the blocks a Vulkan
+/// driver would receive from wgpu, and reports lines of the WGSL.
+pub fn load_wgsl(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagnostics> {
+    let file = path.display().to_string();
+    let bytes = crate::input::read(path, max_bytes)?;
+    let (words, source) = crate::shader::wgsl_to_spirv(&file, &bytes)?;
+    load_compiled(&file, &words, source, launch)
+}
+
+/// As [`load_wgsl`], from text in memory; `file` names it in diagnostics.
+pub fn parse_wgsl(file: &str, text: &str, launch: &Launch) -> Result<Test, Diagnostics> {
+    let (words, source) = crate::shader::wgsl_to_spirv(file, text.as_bytes())?;
+    load_compiled(file, &words, source, launch)
+}
+
+/// A module compiled from `source`: lines are the source's (its `OpLine`s), and Dartagnan's
+/// annotations are read from its `//; @...` comments.
+fn load_compiled(
+    file: &str,
+    words: &[u32],
+    source: String,
+    launch: &Launch,
+) -> Result<Test, Diagnostics> {
+    let hdr = header::read(&source).map_err(|e| {
+        let t = Text::new(source.clone());
+        Diagnostics(vec![Diagnostic::new(
+            file,
+            &source,
+            t.line_span(e.pos.0, e.pos.1),
+            e.message,
+        )])
+    })?;
+    build(
+        file,
+        read_words(file, words, Lines::Source(source))?,
+        &hdr,
+        launch,
+    )
 }
 
 fn bare(file: &str, line: u32, m: String) -> Diagnostics {
@@ -160,7 +213,7 @@ fn assemble(file: &str, text: &str) -> Result<Vec<u32>, Diagnostics> {
 
 /// The line of each instruction of a `.spvasm` text (one per line that is not blank once
 /// comments are cut), and its `%names` in order of first appearance.
-fn asm_lines(text: &str) -> (Lines, HashMap<String, Word>) {
+fn asm_lines(text: &str) -> (LineTable, HashMap<String, Word>) {
     let mut lines = Vec::new();
     let mut names: HashMap<String, Word> = HashMap::new();
     for (n, line) in text.lines().enumerate() {
@@ -273,12 +326,16 @@ fn in_order(m: &dr::Module) -> Vec<&Instruction> {
     v
 }
 
-fn read_words(
-    file: &str,
-    words: &[u32],
-    asm: Option<String>,
-    path: Option<&Path>,
-) -> Result<Read, Diagnostics> {
+/// Where an instruction's line is read: a `.spvasm` text (one instruction per line), the
+/// source the module was compiled from (its `OpLine`s: GLSL through glslang), or else the
+/// embedded source or a disassembly of the binary at `path`.
+enum Lines<'a> {
+    Asm(String),
+    Source(String),
+    Binary(Option<&'a Path>),
+}
+
+fn read_words(file: &str, words: &[u32], from: Lines) -> Result<Read, Diagnostics> {
     let insts = source::instructions(words).map_err(|m| bare(file, 0, m))?;
     let mut c = Counting {
         inner: dr::Loader::new(),
@@ -312,20 +369,18 @@ fn read_words(
         .zip(order)
         .map(|(i, k)| (i as *const _, k))
         .collect();
-    let (text, lines, names) = match asm {
-        Some(t) => {
+    let debug = source::DebugLines::read(&insts);
+    let (text, lines, names) = match from {
+        Lines::Asm(t) => {
             let (lines, names) = asm_lines(&t);
             (t, lines, names)
         }
-        None => {
-            let debug = source::DebugLines::read(&insts);
+        Lines::Source(t) if debug.has_lines() => (t, debug.filled(&insts), HashMap::new()),
+        Lines::Source(_) => (String::new(), vec![None; insts.len()], HashMap::new()),
+        Lines::Binary(path) => {
             let dis = path.and_then(source::disassemble);
             match (debug.embedded.clone(), dis) {
-                (Some(e), _) if debug.has_lines() => (
-                    e,
-                    debug.at.iter().map(|(_, l)| *l).collect(),
-                    HashMap::new(),
-                ),
+                (Some(e), _) if debug.has_lines() => (e, debug.filled(&insts), HashMap::new()),
                 (_, Some((dis, map))) => {
                     let lines = insts
                         .iter()
@@ -607,6 +662,31 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         };
         init[k] = Some(crate::shader::read_words(spec).map_err(|m| bare(file, 1, m))?);
     }
+    let no_such = |name: &str, bufs: &[Buf]| {
+        let known: Vec<&str> = bufs.iter().map(|b| b.name.as_str()).collect();
+        bare(
+            file,
+            1,
+            format!(
+                "no buffer named `{name}` in the module (its buffers: {})",
+                known.join(", ")
+            ),
+        )
+    };
+    // Expected contents also give a runtime-sized buffer its length.
+    let mut expected: Vec<(usize, String, Vec<u32>)> = Vec::new();
+    for (name, spec) in &launch.expect {
+        let Some(k) = buf_named(name, &bufs) else {
+            return Err(no_such(name, &bufs));
+        };
+        let words = crate::shader::read_words(spec).map_err(|m| bare(file, 1, m))?;
+        expected.push((bufs[k].alias_of.unwrap_or(k), name.clone(), words));
+    }
+    for name in &launch.observe {
+        if buf_named(name, &bufs).is_none() {
+            return Err(no_such(name, &bufs));
+        }
+    }
     // The push constants clspv's runtime fills win over given contents, as on a device.
     clspv_push_constants(&module, &ix, &reflection, &bufs, &mut init, wg3, workgroups);
     for (k, b) in bufs.iter_mut().enumerate() {
@@ -621,6 +701,10 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
                     ));
                 }
                 b.words = Some(n);
+            }
+            (None, None) if expected.iter().any(|(e, _, _)| *e == k) => {
+                let n = expected.iter().find(|(e, _, _)| *e == k).map(|e| e.2.len());
+                b.words = n.map(|n| n as u32);
             }
             (None, None) => {
                 return Err(at(
@@ -702,16 +786,7 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         .collect();
     // The question: --expect, else @Output, else the observed buffers in every execution.
     let mut wanted = Vec::new();
-    for (name, spec) in &launch.expect {
-        let Some(k) = buf_named(name, &bufs) else {
-            return Err(bare(
-                file,
-                1,
-                format!("--expect {name}: no such buffer in the module"),
-            ));
-        };
-        let k = bufs[k].alias_of.unwrap_or(k);
-        let words = crate::shader::read_words(spec).map_err(|m| bare(file, 1, m))?;
+    for (k, name, words) in expected {
         let w = bufs[k].words.unwrap_or(0);
         if words.len() as u32 != w {
             return Err(bare(
