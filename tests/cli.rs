@@ -1284,3 +1284,53 @@ fn compare_crosses_execution_and_memory_models() {
         r.show()
     );
 }
+
+#[test]
+fn a_shader_takes_a_herd_style_condition_and_every_query() {
+    let shader = "shaders/examples/elect_loop.comp";
+    // The first ballot has all four lanes; the second, lanes 1 to 3.
+    let r = tangle(&[
+        "check",
+        shader,
+        "--subgroup-size",
+        "4",
+        "--condition",
+        r"exists (result[0][0] == 15 /\ result[0][5] == 14)",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    assert_eq!(r.stdout.matches("allow").count(), 7, "{}", r.show());
+    let r = tangle(&[
+        "check",
+        shader,
+        "--subgroup-size",
+        "4",
+        "--condition",
+        "exists (result[0][0] == 14 || ~(result[0][5] != 15))",
+    ]);
+    assert_eq!(r.stdout.matches("forbid").count(), 7, "{}", r.show());
+    // A mistake in the condition is located in the flag's text.
+    let r = tangle(&[
+        "check",
+        shader,
+        "--subgroup-size",
+        "4",
+        "--condition",
+        "exists (result[0][0] == )",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    assert!(r.stderr.contains("--condition:1:25"), "{}", r.show());
+    let r = tangle(&[
+        "check",
+        shader,
+        "--subgroup-size",
+        "4",
+        "--condition",
+        "exists (nope[0] == 1)",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    assert!(r.stderr.contains("nope"), "{}", r.show());
+    // thin-air reads shaders with the same launch flags.
+    let r = tangle(&["thin-air", shader, "--subgroup-size", "4"]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    assert!(r.stdout.contains("No thin-air outcome"), "{}", r.show());
+}

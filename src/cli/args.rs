@@ -218,6 +218,10 @@ pub struct ShaderArgs {
     /// SPIR-V: a specialization constant's value by SpecId (default: the module's). Repeatable.
     #[arg(long = "spec-constant", value_name = "ID=VALUE")]
     pub spec_constants: Vec<String>,
+    /// The question, herd-style, over the shader's memory: `exists (out[0] == 1 && out[1] ==
+    /// 2)`, `~exists (...)` or `forall (...)`; it replaces an `@Output` annotation.
+    #[arg(long, value_name = "COND")]
+    pub condition: Option<String>,
 }
 
 impl ShaderArgs {
@@ -239,6 +243,7 @@ impl ShaderArgs {
             buffers: pairs(&self.buffers, "--buffer")?,
             expect: pairs(&self.expect, "--expect")?,
             observe: self.observe.clone(),
+            condition: self.condition.clone(),
             spec_constants: self
                 .spec_constants
                 .iter()
@@ -293,6 +298,8 @@ pub struct ThinAirArgs {
     pub witness: bool,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub shader: ShaderArgs,
 }
 
 #[derive(Args)]

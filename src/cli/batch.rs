@@ -318,12 +318,11 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
         .with_unroll(a.unroll.unroll)
         .with_engine(a.engine.engine())
         .with_timeout_ms(a.timeout);
-    let (tests, mut status) = load_tests(
-        &a.files,
-        &tangle::shader::Launch::default(),
-        a.input.max_file_size,
-        false,
-    );
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => return out::error(e),
+    };
+    let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
     let bar = out::progress(tests.len() as u64, "thin-air");
     let mut reports = Vec::new();
     for t in &tests {

@@ -36,6 +36,9 @@ pub struct Launch {
     pub observe: Vec<String>,
     /// `ID=VALUE`: spec constants overridden by SpecId (SPIR-V front end).
     pub spec_constants: Vec<(u32, u32)>,
+    /// A herd-style condition over the module's memory (`exists (out[0] == 1)`), asked
+    /// instead of an `@Output` annotation (SPIR-V front end).
+    pub condition: Option<String>,
 }
 
 /// The shader languages tangle reads, by file extension.

@@ -154,6 +154,35 @@ pub fn read(text: &str) -> Result<Header, HeaderError> {
     Ok(h)
 }
 
+/// A herd-style condition given on the command line (`--condition`): `exists`, `~exists`,
+/// `not exists` or `forall`, then `and`/`&&`/`/\`, `or`/`||`/`\/`, `not`/`~`/`!` over
+/// comparisons of `NAME[i][j]` (with or without `%`) and integers. Positions are columns of
+/// `text` on line 1.
+pub fn condition(text: &str) -> Result<Output, HeaderError> {
+    let mut p = Lexer::new(text, 1, 1);
+    let pos = p.pos();
+    let quantifier = if p.eat_word("exists") {
+        Quantifier::Exists
+    } else if p.eat_word("forall") {
+        Quantifier::Forall
+    } else if p.eat("~") || p.eat_word("not") {
+        if !p.eat_word("exists") {
+            return Err(p.error("expected `exists` after `~`"));
+        }
+        Quantifier::NotExists
+    } else {
+        return Err(p.error("expected `exists`, `~exists` or `forall`"));
+    };
+    let cond = p.or()?;
+    p.end()?;
+    Ok(Output {
+        quantifier,
+        cond,
+        text: text.trim().to_string(),
+        pos,
+    })
+}
+
 struct Lexer<'s> {
     s: &'s str,
     i: usize,
@@ -233,12 +262,14 @@ impl<'s> Lexer<'s> {
         Ok(())
     }
 
+    /// `%name`, or a bare `name` (herd's habit, in conditions).
     fn name(&mut self) -> Result<(String, Pos), HeaderError> {
         let pos = self.pos();
-        if !self.eat("%") {
+        let percent = self.eat("%");
+        let r = &self.s[self.i..];
+        if !percent && !r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
             return Err(self.error("expected a `%name`"));
         }
-        let r = &self.s[self.i..];
         let n = r
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .unwrap_or(r.len());
@@ -292,7 +323,7 @@ impl<'s> Lexer<'s> {
     fn or(&mut self) -> Result<Cond, HeaderError> {
         // A flat chain is read iteratively: hundreds of terms are not deep nesting.
         let mut a = self.and()?;
-        while self.eat_word("or") {
+        while self.eat_word("or") || self.eat("||") || self.eat("\\/") {
             let b = self.and()?;
             a = Cond::Or(Box::new(a), Box::new(b));
         }
@@ -301,7 +332,7 @@ impl<'s> Lexer<'s> {
 
     fn and(&mut self) -> Result<Cond, HeaderError> {
         let mut a = self.not()?;
-        while self.eat_word("and") {
+        while self.eat_word("and") || self.eat("&&") || self.eat("/\\") {
             let b = self.not()?;
             a = Cond::And(Box::new(a), Box::new(b));
         }
@@ -309,7 +340,7 @@ impl<'s> Lexer<'s> {
     }
 
     fn not(&mut self) -> Result<Cond, HeaderError> {
-        if self.eat_word("not") {
+        if self.eat_word("not") || self.eat("~") || self.eat("!") {
             return Ok(Cond::Not(Box::new(self.not()?)));
         }
         if self.eat("(") {
@@ -337,7 +368,8 @@ impl<'s> Lexer<'s> {
 
     fn term(&mut self) -> Result<Term, HeaderError> {
         self.skip();
-        if self.s[self.i..].starts_with('%') {
+        let r = &self.s[self.i..];
+        if r.starts_with('%') || r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
             let (name, pos) = self.name()?;
             let mut path = Vec::new();
             while self.eat("[") {
@@ -358,6 +390,27 @@ impl<'s> Lexer<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn herd_style_conditions_are_read() {
+        let o = condition("exists (X[0] == 1 /\\ ~(%y[1][2] != 2) || z == 3)").unwrap();
+        assert_eq!(o.quantifier, Quantifier::Exists);
+        let Cond::Or(a, b) = &o.cond else {
+            panic!("{:?}", o.cond)
+        };
+        assert!(matches!(**a, Cond::And(..)), "{a:?}");
+        assert!(
+            matches!(&**b, Cond::Cmp(BinOp::Eq, Term::Loc(n, p, _), Term::Lit(3), _) if n == "z" && p.is_empty())
+        );
+        assert_eq!(
+            condition("~exists (x[0] == 1)").unwrap().quantifier,
+            Quantifier::NotExists
+        );
+        let e = condition("exists (x[0] == )").unwrap_err();
+        assert_eq!(e.pos, (1, 17));
+        assert!(e.message.contains("expected a number"), "{}", e.message);
+        assert!(condition("maybe (x == 1)").is_err());
+    }
 
     #[test]
     fn reads_the_three_annotations() {

@@ -815,7 +815,37 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
     }
     let question = crate::shader::expected_question(&wanted);
     let mut expect: Vec<Expectation> = Vec::new();
-    let (condition, label, observe) = match (question, hdr.outputs.as_slice()) {
+    // `--condition` replaces the annotations' question; its errors point into the flag.
+    let flag: Option<(Vec<header::Output>, Text)> = match &launch.condition {
+        Some(c) => {
+            let t = Text::new(c.clone());
+            let o = header::condition(c).map_err(|e| {
+                Diagnostics(vec![Diagnostic::new(
+                    "--condition",
+                    c,
+                    t.line_span(e.pos.0, e.pos.1),
+                    e.message,
+                )])
+            })?;
+            Some((vec![o], t))
+        }
+        None => None,
+    };
+    let at_pos = |p: header::Pos, m: String| -> Diagnostics {
+        match &flag {
+            Some((_, t)) => Diagnostics(vec![Diagnostic::new(
+                "--condition",
+                &t.text,
+                t.line_span(p.0, p.1),
+                m,
+            )]),
+            None => at_pos(p, m),
+        }
+    };
+    let outputs = flag
+        .as_ref()
+        .map_or(hdr.outputs.as_slice(), |(o, _)| o.as_slice());
+    let (condition, label, observe) = match (question, outputs) {
         (Some((prop, label, ex)), _) => {
             expect = ex;
             (
@@ -874,7 +904,7 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
             for o in outs {
                 props.push(prop(&o.cond, &|n, path, pos| {
                     let Some(k) = buf_named(n, &bufs) else {
-                        return Err(at_pos(pos, format!("@Output names `%{n}`, which is not a memory variable of the module")));
+                        return Err(at_pos(pos, format!("the condition names `%{n}`, which is not a memory variable of the module")));
                     };
                     let b = &bufs[bufs[k].alias_of.unwrap_or(k)];
                     let off = offset(&ix, bufs[k].ty, path).ok_or_else(|| {
