@@ -1092,7 +1092,7 @@ impl<'p> Explorer<'p> {
                         let n = self.prog.layout.subgroup as usize;
                         let mut present = vec![Mv::known(0); n];
                         let mut argv = vec![vec![Mv::known(0); args.len()]; n];
-                        let base = (sg * self.prog.layout.subgroup) as usize;
+                        let base = self.prog.layout.subgroup_threads(sg).start as usize;
                         for &m in members {
                             let lane = m - base;
                             present[lane] = Mv::known(1);
@@ -1198,7 +1198,7 @@ impl<'p> Explorer<'p> {
             present[*lane as usize] = Mv::known(1);
             argv[*lane as usize] = vals.clone();
         }
-        let base = (sg * self.prog.layout.subgroup) as usize;
+        let base = self.prog.layout.subgroup_threads(sg).start as usize;
         let members: Vec<usize> = inst
             .issued
             .iter()

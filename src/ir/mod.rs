@@ -141,23 +141,37 @@ pub struct Layout {
     pub queue_family: u32,
 }
 
+/// Subgroups are cut from each workgroup in order, `subgroup` lanes at a time: when the
+/// workgroup is not a multiple of the subgroup size its last subgroup is partial (fewer
+/// lanes, as Vulkan allows), and so is a subgroup larger than the workgroup.
 impl Layout {
+    /// Subgroups per workgroup, the partial one included.
+    fn per_workgroup(&self) -> u32 {
+        self.workgroup.div_ceil(self.subgroup)
+    }
     pub fn lane(&self, tid: u32) -> u32 {
-        tid % self.subgroup
+        (tid % self.workgroup) % self.subgroup
     }
     /// Global subgroup index: dynamic blocks are keyed by it.
     pub fn subgroup_of(&self, tid: u32) -> u32 {
-        tid / self.subgroup
+        (tid / self.workgroup) * self.per_workgroup() + (tid % self.workgroup) / self.subgroup
     }
     pub fn workgroup_of(&self, tid: u32) -> u32 {
         tid / self.workgroup
     }
     pub fn subgroups(&self) -> u32 {
-        self.threads / self.subgroup
+        (self.threads / self.workgroup) * self.per_workgroup()
     }
-    /// Threads of global subgroup `sg`, in lane order.
+    /// Threads of global subgroup `sg`, in lane order (fewer than `subgroup` in a partial one).
     pub fn subgroup_threads(&self, sg: u32) -> std::ops::Range<u32> {
-        sg * self.subgroup..(sg + 1) * self.subgroup
+        let k = sg % self.per_workgroup();
+        let start = (sg / self.per_workgroup()) * self.workgroup + k * self.subgroup;
+        let lanes = self.subgroup.min(self.workgroup - k * self.subgroup);
+        start..start + lanes
+    }
+    /// Whether some subgroup has fewer lanes than the subgroup size.
+    pub fn has_partial_subgroups(&self) -> bool {
+        !self.workgroup.is_multiple_of(self.subgroup)
     }
     pub fn workgroup_threads(&self, wg: u32) -> std::ops::Range<u32> {
         wg * self.workgroup..(wg + 1) * self.workgroup
@@ -170,6 +184,7 @@ impl Layout {
             Builtin::Lid => tid % self.workgroup,
             Builtin::Sgid => (tid % self.workgroup) / self.subgroup,
             Builtin::Wgid => tid / self.workgroup,
+            // Vulkan's SubgroupSize: the subgroup size, in a partial subgroup too.
             Builtin::Sgsize => self.subgroup,
         }
     }

@@ -169,16 +169,16 @@ pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
 pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
     let lay = &prog.layout;
     let same_thread = a.thread.is_some() && a.thread == b.thread;
-    let level = |size: u32| match (a.thread, b.thread) {
-        (Some(x), Some(y)) => x / size == y / size,
+    let level = |l: Level| match (a.thread, b.thread) {
+        (Some(x), Some(y)) => l.group(lay, x) == l.group(lay, y),
         _ => false,
     };
     match name {
         "int" => same_thread,
         "ext" => !same_thread,
-        "ssg" => level(lay.subgroup),
-        "swg" => level(lay.workgroup),
-        "sqf" => level(lay.queue_family),
+        "ssg" => level(Level::Subgroup),
+        "swg" => level(Level::Workgroup),
+        "sqf" => level(Level::QueueFamily),
         "sinst" => sinst(prog, a, b),
         "scbarinst" | "syncbar" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
         // System-synchronizes-with (a VULKAN test's `ssw S T`): every event of thread S
@@ -188,7 +188,7 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
             _ => false,
         },
         // PTX's CTA is a workgroup.
-        "scta" => level(lay.workgroup),
+        "scta" => level(Level::Workgroup),
         // Same scope: each event's scope includes the other's thread (both scoped).
         "sr" => match (scope_size(prog, a), scope_size(prog, b)) {
             (Some(x), Some(y)) => level(x) && level(y),
@@ -219,21 +219,41 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
 /// How many invocations the event's scope spans, from its scope tag: subgroup (`SG`),
 /// workgroup (`WG`, PTX's `CTA`), queue family (`QF`, PTX's `GPU`), device (`DV`, PTX's
 /// `SYS`). `None`: no scope.
-fn scope_size(prog: &Program, e: &EventInfo) -> Option<u32> {
-    let lay = &prog.layout;
-    let all = lay.threads;
+fn scope_size(prog: &Program, e: &EventInfo) -> Option<Level> {
     [
-        ("SG", lay.subgroup),
-        ("WG", lay.workgroup),
-        ("CTA", lay.workgroup),
-        ("QF", lay.queue_family),
-        ("GPU", lay.queue_family),
-        ("DV", all),
-        ("SYS", all),
+        ("SG", Level::Subgroup),
+        ("WG", Level::Workgroup),
+        ("CTA", Level::Workgroup),
+        ("QF", Level::QueueFamily),
+        ("GPU", Level::QueueFamily),
+        ("DV", Level::Device),
+        ("SYS", Level::Device),
     ]
     .into_iter()
     .find(|(t, _)| has(prog, e, t))
-    .map(|(_, n)| n)
+    .map(|(_, l)| l)
+}
+
+/// A level of the thread hierarchy.
+#[derive(Clone, Copy)]
+enum Level {
+    Subgroup,
+    Workgroup,
+    QueueFamily,
+    Device,
+}
+
+impl Level {
+    /// Which group of this level thread `t` belongs to (subgroups through the layout: the
+    /// last one of a workgroup may be partial).
+    fn group(self, lay: &crate::ir::Layout, t: u32) -> u32 {
+        match self {
+            Level::Subgroup => lay.subgroup_of(t),
+            Level::Workgroup => lay.workgroup_of(t),
+            Level::QueueFamily => t / lay.queue_family,
+            Level::Device => 0,
+        }
+    }
 }
 
 /// Do the two events use the same reference to their memory (`vloc` is `loc` and this)? An
@@ -260,16 +280,14 @@ pub fn sinst(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
     let named = |e: &EventInfo| {
         instr(prog, e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned())
     };
-    let group_size = |e: &EventInfo| match instr(prog, e).map(|i| &i.op) {
-        Some(Op::WorkgroupBarrier) => lay.workgroup,
-        _ => lay.subgroup,
+    let group = |e: &EventInfo, t: u32| match instr(prog, e).map(|i| &i.op) {
+        Some(Op::WorkgroupBarrier) => lay.workgroup_of(t),
+        _ => lay.subgroup_of(t),
     };
     match (named(a), named(b)) {
         (Some(m), Some(k)) => m == k && s / lay.workgroup == t / lay.workgroup,
         (None, None) => {
-            p == q
-                && s / group_size(a) == t / group_size(b)
-                && (a.read, a.write) == (b.read, b.write)
+            p == q && group(a, s) == group(b, t) && (a.read, a.write) == (b.read, b.write)
         }
         _ => false,
     }

@@ -341,7 +341,21 @@ type ThreadMap = Box<dyn Fn(u32) -> Option<u32>>;
 fn geometry(t: &Test, out: &mut Vec<Reduction>) {
     let (n, s, w) = (t.threads, t.subgroup, t.workgroup);
     let mut shapes: Vec<(String, u32, u32, u32, ThreadMap)> = Vec::new();
-    if s > 1 {
+    if w % s != 0 && w > 1 {
+        // A partial last subgroup: shrink it (or each workgroup) by its last thread.
+        let w2 = w - 1;
+        shapes.push((
+            format!(
+                "drop the last thread of every workgroup ({n} -> {} threads)",
+                n / w * w2
+            ),
+            n / w * w2,
+            s,
+            w2,
+            Box::new(move |x| (x % w < w2).then_some(x / w * w2 + x % w)),
+        ));
+    }
+    if s > 1 && w % s == 0 {
         let s2 = s - 1;
         shapes.push((
             format!(
@@ -354,7 +368,7 @@ fn geometry(t: &Test, out: &mut Vec<Reduction>) {
             Box::new(move |x| (x % s < s2).then_some(x / s * s2 + x % s)),
         ));
     }
-    if w > s {
+    if w > s && w % s == 0 {
         let w2 = w - s;
         shapes.push((
             format!(

@@ -18,9 +18,10 @@ pub struct Test {
     pub description: Option<String>,
     /// Total invocations.
     pub threads: u32,
-    /// Lanes per subgroup (divides `threads`, at most 64).
+    /// Lanes per subgroup (at most 64). Subgroups are cut from each workgroup in order; when
+    /// `subgroup` does not divide `workgroup` the last one of each workgroup is partial.
     pub subgroup: u32,
-    /// Invocations per workgroup (divides `threads`, a multiple of `subgroup`).
+    /// Invocations per workgroup (divides `threads`).
     pub workgroup: u32,
     pub globals: Vec<Global>,
     pub kernel: Vec<Stmt>,

@@ -635,31 +635,19 @@ impl<'a> Parser<'a> {
                 format!("{t} threads need a `subgroup N` line: the default subgroup is all threads, but a subgroup has at most {max_sg} lanes"),
             );
         }
-        if let Some(sg) = sizes.subgroup {
-            if !t.is_multiple_of(subgroup) {
-                self.report(
-                    sg.number,
-                    format!("the subgroup size {subgroup} does not divide the {t} threads"),
-                );
-            }
-        }
+        // A subgroup size that does not divide the workgroup leaves a partial last subgroup
+        // in each workgroup (Vulkan allows it): not an error when it is written; the default
+        // (all threads) is surely not meant then.
         if let Some(wg) = sizes.workgroup {
             if !t.is_multiple_of(workgroup) {
                 self.report(
                     wg.number,
                     format!("the workgroup size {workgroup} does not divide the {t} threads"),
                 );
-            } else if !workgroup.is_multiple_of(subgroup) {
-                let (span, default) = match sizes.subgroup {
-                    Some(sg) => (sg.number, ""),
-                    None => (
-                        wg.number,
-                        " (the default: all threads; add a `subgroup N` line)",
-                    ),
-                };
+            } else if sizes.subgroup.is_none() && !workgroup.is_multiple_of(subgroup) {
                 self.report(
-                    span,
-                    format!("the subgroup size {subgroup}{default} does not divide the workgroup size {workgroup}"),
+                    wg.number,
+                    format!("the subgroup size {subgroup} (the default: all threads; add a `subgroup N` line) does not divide the workgroup size {workgroup}"),
                 );
             }
         }

@@ -307,7 +307,7 @@ impl<'p> Encoding<'p> {
             } else {
                 never.clone()
             };
-            let base = sg * lay.subgroup;
+            let base = lay.subgroup_threads(sg).start;
             for (j, &t) in threads.iter().enumerate() {
                 if is_false(&members[j]) {
                     continue;

@@ -297,7 +297,7 @@ impl<'p> Encoding<'p> {
             // explorer's one step.
             let tie_key = |a: usize| {
                 let i = &evs[a].info;
-                (i.thread.map(|t| t / lay.subgroup), i.at)
+                (i.thread.map(|t| lay.subgroup_of(t)), i.at)
             };
             let mut sched = BTreeMap::new();
             for a in 0..n {
