@@ -152,7 +152,7 @@ fn validate(
 /// checks, no workgroup-memory zeroing code (tangle's memory starts at zero). Integer division
 /// keeps WGSL's meaning (`x / 0 == x`) through naga's wrapper functions. Returns the words
 /// and the (modernised, same-length) text the lines refer to.
-pub(crate) fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
+pub fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
     let Read {
         module,
         text,
