@@ -349,7 +349,12 @@ fn explore_with<'p>(
     // 2.3 KiB a state with 2 lanes, 3.8 KiB with 32).
     let per_state =
         400 + prog.layout.threads as usize * (96 + 8 * prog.regs.len()) + 4 * prog.cells() as usize;
-    let max_states = opts.max_states.min(MEMORY_BUDGET / per_state.max(1));
+    // Three quarters of the process's memory budget, when that is the smaller: a state may
+    // hold megabytes of memory cells, which the budget's periodic check would see too late.
+    let bytes = opts.budget.max_memory_mib().map_or(MEMORY_BUDGET, |m| {
+        MEMORY_BUDGET.min(((m as usize) << 20) / 4 * 3)
+    });
+    let max_states = opts.max_states.min(bytes / per_state.max(1));
     ex.max_states = max_states;
     if let Err(e) = opts.budget.check_memory("exploring") {
         result.limit_hit = true;

@@ -134,9 +134,13 @@ pub fn generate(seed: u64, cfg: &CtsConfig) -> CtsProgram {
     }
 }
 
-/// The program for `seed`, its simulation and its text. A program the tool would refuse is
-/// replaced by the one for a derived seed: one whose `out` exceeds the language's limit on
-/// memory cells (nested lane-dependent loops at 64 lanes can write thousands of records per
+/// Generated programs keep their expected cells within the litmus format's former 65,536-cell
+/// limit: the explorer cross-checks them, and the suites stay as they were generated.
+const MAX_EXPECTED_CELLS: usize = 65536;
+
+/// The program for `seed`, its simulation and its text. A program too big to cross-check is
+/// replaced by the one for a derived seed: one whose `out` exceeds `MAX_EXPECTED_CELLS`
+/// (nested lane-dependent loops at 64 lanes can write thousands of records per
 /// invocation), or whose unrolled form at `unroll` exceeds the unroller's limit on block
 /// instances (loops nested in loops at 32 lanes and more). After `MAX_TRIES` replacements
 /// the last program is returned as it is, and the tool will say why it refuses it.
@@ -150,7 +154,7 @@ fn make(seed: u64, cfg: &CtsConfig, name: &str) -> (Built, Cells, String) {
         if tries >= MAX_TRIES {
             return (built, cells, text);
         }
-        if cells.expected.len() <= crate::syntax::limits::MAX_CELLS as usize {
+        if cells.expected.len() <= MAX_EXPECTED_CELLS {
             let small =
                 block_bound(&built.body, 1, built.unroll) <= crate::ir::unroll::MAX_BLOCKS as u64;
             if small || unrolls(name, &text, built.unroll) {

@@ -395,7 +395,18 @@ pub fn analyse_models(
             match smt::contain(opts.max_memory_mib, run) {
                 Ok(Ok(analyses)) => analyses,
                 Ok(Err(why)) => unknown(why.to_string()),
-                Err(why) => unknown(why),
+                // Z3 cancelled by its timeout can hand back a null term, which the z3 crate
+                // unwraps: past the deadline that is the time budget, not a failure.
+                Err(why) => match opts.timeout_ms {
+                    Some(ms) if start.elapsed() >= Duration::from_millis(ms as u64) => unknown(
+                        crate::budget::Exhausted::Time {
+                            limit_ms: ms as u64,
+                            phase: "encoding (Z3 stopped)",
+                        }
+                        .to_string(),
+                    ),
+                    _ => unknown(why),
+                },
             }
         }
     }

@@ -740,11 +740,11 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         })
         .sum();
     if total > limits::MAX_CELLS as u64 {
-        return Err(bare(
-            file,
-            1,
+        let largest = bufs.iter().max_by_key(|b| b.words.unwrap_or(0));
+        return Err(at(
+            largest.map(|b| b.inst),
             format!(
-                "the buffers hold {total} words; at most {} are supported",
+                "the buffers hold {total} words; at most {} are read (this one is the largest)",
                 limits::MAX_CELLS
             ),
         ));

@@ -18,8 +18,10 @@ pub mod limits {
     pub const MAX_THREADS: u32 = 1024;
     /// Most lanes in one subgroup (semantics: up to 64).
     pub const MAX_SUBGROUP: u32 = 64;
-    /// Most memory cells over all globals.
-    pub const MAX_CELLS: u32 = 65536;
+    /// Most memory cells over all globals: 2^24 (64 MiB of initial values), a guard on the
+    /// reader's own allocation. Below it the memory budget decides: an analysis that needs
+    /// more memory than `--max-memory` ends `unknown`, in whichever phase it runs out.
+    pub const MAX_CELLS: u32 = 1 << 24;
     /// Deepest nesting of statements and expressions together.
     pub const MAX_DEPTH: u32 = 200;
 }
