@@ -152,7 +152,30 @@ fn validate(
 /// checks, no workgroup-memory zeroing code (tangle's memory starts at zero). Integer division
 /// keeps WGSL's meaning (`x / 0 == x`) through naga's wrapper functions. Returns the words
 /// and the (modernised, same-length) text the lines refer to.
+///
+/// A panic inside naga (a bug there: naga has panicked on real inputs) is caught and reported
+/// as an error on the file, never a crash.
 pub fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(|| naga_to_spirv(file, bytes));
+    std::panic::set_hook(hook);
+    r.unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(Diagnostics(vec![Diagnostic::bare(
+            file,
+            1,
+            1,
+            format!("naga panicked reading or writing this shader (a bug in naga): {msg}"),
+        )]))
+    })
+}
+
+fn naga_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
     let Read {
         module,
         text,
