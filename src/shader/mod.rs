@@ -161,11 +161,7 @@ pub fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Dia
     let r = std::panic::catch_unwind(|| naga_to_spirv(file, bytes));
     std::panic::set_hook(hook);
     r.unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
+        let msg = crate::diag::panic_message(p.as_ref());
         Err(Diagnostics(vec![Diagnostic::bare(
             file,
             1,

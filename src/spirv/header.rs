@@ -99,18 +99,7 @@ pub fn read(text: &str) -> Result<Header, HeaderError> {
             },
             "Output" => {
                 let pos = p.pos();
-                let quantifier = if p.eat_word("exists") {
-                    Quantifier::Exists
-                } else if p.eat_word("forall") {
-                    Quantifier::Forall
-                } else if p.eat_word("not") {
-                    if !p.eat_word("exists") {
-                        return Err(p.error("expected `exists` after `not`"));
-                    }
-                    Quantifier::NotExists
-                } else {
-                    return Err(p.error("expected `exists`, `forall` or `not exists`"));
-                };
+                let quantifier = p.quantifier()?;
                 let cond = p.or()?;
                 p.end()?;
                 h.outputs.push(Output {
@@ -161,18 +150,7 @@ pub fn read(text: &str) -> Result<Header, HeaderError> {
 pub fn condition(text: &str) -> Result<Output, HeaderError> {
     let mut p = Lexer::new(text, 1, 1);
     let pos = p.pos();
-    let quantifier = if p.eat_word("exists") {
-        Quantifier::Exists
-    } else if p.eat_word("forall") {
-        Quantifier::Forall
-    } else if p.eat("~") || p.eat_word("not") {
-        if !p.eat_word("exists") {
-            return Err(p.error("expected `exists` after `~`"));
-        }
-        Quantifier::NotExists
-    } else {
-        return Err(p.error("expected `exists`, `~exists` or `forall`"));
-    };
+    let quantifier = p.quantifier()?;
     let cond = p.or()?;
     p.end()?;
     Ok(Output {
@@ -318,6 +296,22 @@ impl<'s> Lexer<'s> {
         // Negative numbers wrap to two's complement words.
         out.push(n as u32);
         Ok(())
+    }
+
+    /// `exists`, `forall`, `not exists` (Dartagnan) or `~exists` (herd).
+    fn quantifier(&mut self) -> Result<Quantifier, HeaderError> {
+        if self.eat_word("exists") {
+            Ok(Quantifier::Exists)
+        } else if self.eat_word("forall") {
+            Ok(Quantifier::Forall)
+        } else if self.eat("~") || self.eat_word("not") {
+            if !self.eat_word("exists") {
+                return Err(self.error("expected `exists` after `not` or `~`"));
+            }
+            Ok(Quantifier::NotExists)
+        } else {
+            Err(self.error("expected `exists`, `forall`, `not exists` or `~exists`"))
+        }
     }
 
     fn or(&mut self) -> Result<Cond, HeaderError> {

@@ -184,11 +184,7 @@ pub fn contain<T>(max_memory_mib: Option<u64>, f: impl FnOnce() -> T) -> Result<
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     std::panic::set_hook(hook);
     r.map_err(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
+        let msg = crate::diag::panic_message(p.as_ref());
         match max_memory_mib {
             Some(mib) => format!(
                 "Z3 stopped: the memory budget ({mib} MiB) ran out, or Z3 failed internally ({msg})"
