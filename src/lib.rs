@@ -24,6 +24,7 @@ pub mod input;
 pub mod ir;
 pub mod memory;
 pub mod model;
+pub mod progress;
 pub mod query;
 pub mod report;
 pub mod shader;

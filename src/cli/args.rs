@@ -47,6 +47,9 @@ pub enum Command {
     Minimize(MinimizeArgs),
     /// Print a test as tangle reads it: a shader lowered to the litmus language.
     Show(ShowArgs),
+    /// Can a test run forever? Deadlocks and loops a progress model lets spin forever, with
+    /// the prefix and the repeated part (checks `expect-liveness` lines).
+    Liveness(LivenessArgs),
 }
 
 /// Output formats. `dot` draws pictures (Graphviz): witnesses of `check`/`outcomes`, the
@@ -294,6 +297,43 @@ pub struct ThinAirArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Print the witness execution of each thin-air outcome.
+    #[arg(long)]
+    pub witness: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub shader: ShaderArgs,
+}
+
+#[derive(Args)]
+pub struct LivenessArgs {
+    /// Test files or directories; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// The progress model: fair, hsa, obe, hsa-obe, lobe or unfair for every scope, or one per
+    /// scope as Dartagnan writes it (`QF=obe,SG=hsa`; scopes DV, QF, WG, SG, DEFAULT; the
+    /// others are fair). Repeatable. See docs/progress.md.
+    #[arg(long, default_value = "fair")]
+    pub progress: Vec<String>,
+    #[command(flatten)]
+    pub unroll: UnrollArg,
+    /// The engine: explore (the state graph's cycles). Z3 has no liveness encoding yet.
+    #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
+    pub engine: EngineArg,
+    /// Time budget per test in milliseconds.
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u32>,
+    /// Memory budget of the process in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
+    pub max_memory: u64,
+    /// Explorer state budget; beyond it the verdict is unknown.
+    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_STATES)]
+    pub max_states: usize,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Print the prefix and the repeated steps of each hang.
     #[arg(long)]
     pub witness: bool,
     #[command(flatten)]

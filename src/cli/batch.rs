@@ -1,7 +1,7 @@
 //! `check`, `outcomes`, `compare` and `thin-air`: read tests, run them under models, print, and
 //! judge the run against its expectations (the `expect` lines or an --expected table).
 
-use super::args::{Common, Format, ThinAirArgs};
+use super::args::{Common, EngineArg, Format, LivenessArgs, ThinAirArgs};
 use super::out::{self, Status};
 use std::path::PathBuf;
 use tangle::model::Model;
@@ -361,6 +361,83 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
     // A list cut at --limit is not an unknown answer; an undecided condition is.
     if reports.iter().any(|r| r.condition_thin_air.is_none()) {
         status = status.and(Status::Unknown);
+    }
+    status
+}
+
+/// `liveness`: each test under each model and progress model.
+pub fn liveness(a: &LivenessArgs) -> Status {
+    let models = match a.models.select() {
+        Ok(m) => m,
+        Err(e) => return out::model_error(&e),
+    };
+    let progresses: Vec<tangle::progress::Progress> = match a
+        .progress
+        .iter()
+        .map(|p| tangle::progress::Progress::parse(p))
+        .collect()
+    {
+        Ok(p) => p,
+        Err(e) => return out::error(format!("--progress: {e}")),
+    };
+    if a.format == Format::Dot {
+        return out::error("--format dot is not available for liveness yet (text or json)");
+    }
+    if matches!(a.engine, EngineArg::Smt) {
+        return out::error(
+            "liveness runs on the explorer only: Z3 has no liveness encoding yet (--engine explore)",
+        );
+    }
+    let launch = match a.shader.launch() {
+        Ok(l) => l,
+        Err(e) => return out::error(e),
+    };
+    let opts = Options::default()
+        .with_unroll(a.unroll.unroll)
+        .with_engine(a.engine.engine())
+        .with_timeout_ms(a.timeout)
+        .with_max_memory_mib(Some(a.max_memory))
+        .with_max_states(a.max_states);
+    let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
+    let bar = out::progress(
+        (tests.len() * models.len() * progresses.len()) as u64,
+        "liveness",
+    );
+    let mut reports = Vec::new();
+    'tests: for t in &tests {
+        bar.set_message(t.name.clone());
+        for m in &models {
+            for p in &progresses {
+                match query::liveness::liveness(t, m, p, &opts) {
+                    Ok(r) => reports.push(r),
+                    Err(e) => {
+                        status =
+                            status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())));
+                        continue 'tests;
+                    }
+                }
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    match a.format {
+        Format::Json => out::print(&report::json::document(
+            "liveness",
+            serde_json::json!({ "results": reports }),
+        )),
+        _ => {
+            for r in &reports {
+                out::print(&report::text::liveness(r, a.witness));
+            }
+        }
+    }
+    for r in &reports {
+        status = status.and(match (&r.verdict, r.matches_expectation()) {
+            (_, Some(false)) => Status::Mismatch,
+            (query::liveness::LiveVerdict::Unknown(_), _) => Status::Unknown,
+            _ => Status::Ok,
+        });
     }
     status
 }

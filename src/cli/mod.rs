@@ -23,6 +23,7 @@ pub fn run(cli: &args::Cli) -> Status {
         Command::Equiv(e) => programs::equiv(e),
         Command::Minimize(m) => search::minimize(m, cli.verbose),
         Command::Show(s) => programs::show(s),
+        Command::Liveness(l) => batch::liveness(l),
     }
 }
 

@@ -222,8 +222,11 @@ pub(crate) enum Ins {
     Stmt(Stmt),
     Label(String),
     /// `bcc a, b, L` (op, operands) or `goto L` (None).
-    Jump(Option<(BinOp, Expr, Expr)>, String, Span),
+    Jump(Option<Compare>, String, Span),
 }
+
+/// A conditional jump's test: `bne a, b` is `(Ne, a, b)`.
+pub(crate) type Compare = (BinOp, Expr, Expr);
 
 /// Reads a litmus file of dialect `d`.
 pub(crate) fn parse(d: &dyn Dialect, file: &str, bytes: &[u8]) -> Result<Test, Diagnostics> {
@@ -622,6 +625,7 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
             span: span_at(text, cond_at, 1),
         },
         expect: Vec::new(),
+        expect_liveness: Vec::new(),
         observe: Vec::new(),
         condition_label: None,
         queue_family,
@@ -684,9 +688,192 @@ fn find_word(hay: &str, w: &str) -> Option<usize> {
     None
 }
 
-/// Turns a thread's instructions with forward jumps into structured statements: a jump to a
-/// later label skips the instructions up to it (`if (!cond) { ... }`). Jumps must nest.
+/// The register that holds a looping thread's next block (see [`dispatch`]).
+pub(crate) const PC: &str = "lc_pc";
+
+/// Turns a thread's instructions into structured statements. Without backward jumps, a jump to
+/// a later label skips the instructions up to it (`if (!cond) { ... }`); with one (a loop),
+/// the thread becomes a [`dispatch`] loop.
 fn structure(r: &mut Reader, dialect: &str, code: &[Ins]) -> Option<Vec<Stmt>> {
+    let backward = code.iter().enumerate().any(|(i, c)| {
+        matches!(c, Ins::Jump(_, label, _)
+            if code[..i].iter().any(|d| matches!(d, Ins::Label(l) if l == label)))
+    });
+    if backward || !nests(code) {
+        return dispatch(r, code);
+    }
+    forward(r, dialect, code)
+}
+
+/// Do the forward jumps of `code` nest (each jump's target ends a region holding every jump
+/// inside it, and their targets)? Then they read as `if`s.
+fn nests(code: &[Ins]) -> bool {
+    let mut i = 0;
+    while i < code.len() {
+        if let Ins::Jump(_, label, _) = &code[i] {
+            let Some(end) = code[i + 1..]
+                .iter()
+                .position(|c| matches!(c, Ins::Label(l) if l == label))
+                .map(|k| k + i + 1)
+            else {
+                return false;
+            };
+            if !nests(&code[i + 1..end]) {
+                return false;
+            }
+            i = end;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A thread with loops as one loop over its basic blocks: `lc_pc` names the next block, and
+/// each iteration runs one block and sets `lc_pc` to where its jump (or fall-through) goes.
+/// Any jumps at all, loops nested, overlapping or entered in the middle, have this form; a
+/// loop iteration of the original is one or more iterations of the dispatch loop, which is
+/// what `--unroll` then bounds.
+fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
+    // Basic blocks: a label starts one, a jump ends one.
+    struct Block {
+        stmts: Vec<Stmt>,
+        jump: Option<(Option<Compare>, String, Span)>,
+    }
+    let mut blocks = vec![Block {
+        stmts: Vec::new(),
+        jump: None,
+    }];
+    let mut label_at: BTreeMap<String, usize> = BTreeMap::new();
+    for ins in code {
+        let last = blocks.len() - 1;
+        match ins {
+            Ins::Label(l) => {
+                let cur = &blocks[last];
+                let at = if cur.stmts.is_empty() && cur.jump.is_none() {
+                    last
+                } else {
+                    blocks.push(Block {
+                        stmts: Vec::new(),
+                        jump: None,
+                    });
+                    last + 1
+                };
+                label_at.insert(l.clone(), at);
+            }
+            Ins::Stmt(st) => {
+                if blocks[last].jump.is_some() {
+                    blocks.push(Block {
+                        stmts: Vec::new(),
+                        jump: None,
+                    });
+                }
+                let last = blocks.len() - 1;
+                blocks[last].stmts.push(st.clone());
+            }
+            Ins::Jump(cond, label, sp) => {
+                if blocks[last].jump.is_some() {
+                    blocks.push(Block {
+                        stmts: Vec::new(),
+                        jump: None,
+                    });
+                }
+                let last = blocks.len() - 1;
+                blocks[last].jump = Some((cond.clone(), label.clone(), *sp));
+            }
+        }
+    }
+    let exit = blocks.len() as u32;
+    let reg = |sp: Span| Expr {
+        kind: ExprKind::Reg(PC.to_string()),
+        span: sp,
+    };
+    let set = |v: u32, sp: Span| {
+        stmt(
+            StmtKind::Assign {
+                reg: PC.to_string(),
+                value: lit(v, sp),
+            },
+            sp,
+        )
+    };
+    let mut arms: Vec<(u32, Vec<Stmt>, Span)> = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let sp = b
+            .stmts
+            .first()
+            .map(|s| s.span)
+            .or(b.jump.as_ref().map(|j| j.2))
+            .unwrap_or_default();
+        let mut body = b.stmts.clone();
+        let next = i as u32 + 1;
+        match &b.jump {
+            None => body.push(set(next, sp)),
+            Some((cond, label, jsp)) => {
+                let Some(&target) = label_at.get(label) else {
+                    r.err(
+                        *jsp,
+                        format!("a jump to `{label}`, a label this thread does not have"),
+                    );
+                    return None;
+                };
+                match cond {
+                    None => body.push(set(target as u32, *jsp)),
+                    Some((op, a, bb)) => {
+                        body.push(set(next, *jsp));
+                        body.push(stmt(
+                            StmtKind::If {
+                                cond: Expr {
+                                    kind: ExprKind::Binary(
+                                        *op,
+                                        Box::new(a.clone()),
+                                        Box::new(bb.clone()),
+                                    ),
+                                    span: *jsp,
+                                },
+                                then_body: vec![set(target as u32, *jsp)],
+                                else_body: Vec::new(),
+                            },
+                            *jsp,
+                        ));
+                    }
+                }
+            }
+        }
+        arms.push((i as u32, body, sp));
+    }
+    let mut chain: Vec<Stmt> = Vec::new();
+    for (i, body, sp) in arms.into_iter().rev() {
+        chain = vec![stmt(
+            StmtKind::If {
+                cond: Expr {
+                    kind: ExprKind::Binary(BinOp::Eq, Box::new(reg(sp)), Box::new(lit(i, sp))),
+                    span: sp,
+                },
+                then_body: body,
+                else_body: chain,
+            },
+            sp,
+        )];
+    }
+    let sp = chain.first().map(|s| s.span).unwrap_or_default();
+    Some(vec![
+        set(0, sp),
+        stmt(
+            StmtKind::While {
+                cond: Expr {
+                    kind: ExprKind::Binary(BinOp::Ne, Box::new(reg(sp)), Box::new(lit(exit, sp))),
+                    span: sp,
+                },
+                body: chain,
+            },
+            sp,
+        ),
+    ])
+}
+
+/// Forward jumps only: a jump to a later label skips the instructions up to it
+/// (`if (!cond) { ... }`). Jumps must nest.
+fn forward(r: &mut Reader, dialect: &str, code: &[Ins]) -> Option<Vec<Stmt>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < code.len() {
@@ -705,7 +892,7 @@ fn structure(r: &mut Reader, dialect: &str, code: &[Ins]) -> Option<Vec<Stmt>> {
                     );
                     return None;
                 };
-                let inner = structure(r, dialect, &code[i + 1..end])?;
+                let inner = forward(r, dialect, &code[i + 1..end])?;
                 let skip = match cond {
                     None => lit(1, *sp),
                     Some((op, a, b)) => Expr {

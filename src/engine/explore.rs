@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// Bytes the visited set may use, whatever `max_states` says (the 2 GiB target, with room for
@@ -39,6 +39,9 @@ pub struct ExploreOptions {
     pub budget: Budget,
     /// A relaxed memory model (cat); `None`: sequentially consistent memory.
     pub memory: Option<Arc<MemoryModel>>,
+    /// Keep the whole state graph for the liveness question ([`Exploration::graph`]): every
+    /// edge, which threads could move, and each state's place modulo loop iterations.
+    pub liveness: bool,
 }
 
 impl Default for ExploreOptions {
@@ -47,6 +50,7 @@ impl Default for ExploreOptions {
             max_states: DEFAULT_MAX_STATES,
             budget: Budget::default(),
             memory: None,
+            liveness: false,
         }
     }
 }
@@ -106,6 +110,56 @@ pub struct Exploration {
     pub forbidden_by: BTreeMap<String, memory::Execution>,
     /// Values written by any run (relaxed memory: the next round's guesses).
     written: BTreeSet<u32>,
+    /// With [`ExploreOptions::liveness`]: the state graph.
+    pub graph: Option<StateGraph>,
+}
+
+/// The explored state graph, kept for the liveness question (`engine::lasso`).
+///
+/// States are also grouped into *places*: two states share a place when they differ only in
+/// the absolute iteration counts of the loops their threads are in (same static blocks and
+/// positions, registers, memory, and the same iteration offsets between threads). Places are
+/// what lets a finite unrolling show an infinite run: a path from a state to another of its
+/// place can be repeated forever.
+#[derive(Debug, Default)]
+pub struct StateGraph {
+    /// Per state: its place.
+    pub place: Vec<u32>,
+    /// Per state: each successor, with the threads that moved on the way (the visible step
+    /// and the invisible steps taken after it) and the steps.
+    pub edges: Vec<Vec<GraphEdge>>,
+    /// Per state: the threads that had a step (including one the loop bound cut).
+    pub enabled: Vec<Vec<u32>>,
+    /// Per state: some step from it was cut by the loop bound.
+    pub cut: Vec<bool>,
+    /// Per state: its successors were computed.
+    pub expanded: Vec<bool>,
+    /// Per state: every thread has terminated.
+    pub finished: Vec<bool>,
+    /// Per state: undefined behaviour is what ends it (no outcome, not a hang).
+    pub ub: Vec<bool>,
+    /// Per state: per thread, (terminated, has taken a visible step).
+    pub threads: Vec<Vec<(bool, bool)>>,
+}
+
+/// One edge of the [`StateGraph`].
+#[derive(Clone, Debug)]
+pub struct GraphEdge {
+    pub to: StateRef,
+    /// Threads that moved, sorted.
+    pub moved: Vec<u32>,
+    pub steps: Vec<Step>,
+}
+
+impl StateGraph {
+    /// The number of places.
+    pub fn places(&self) -> usize {
+        self.place
+            .iter()
+            .map(|&p| p as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 impl Exploration {
@@ -122,6 +176,14 @@ impl Exploration {
             cur = *parent;
         }
         chunks.into_iter().rev().flatten().collect()
+    }
+
+    /// Where thread `t` stands in state `s`: its block and next step (`None` once it has
+    /// terminated).
+    pub fn position(&self, s: StateRef, t: u32) -> Option<(BlockId, u32)> {
+        let (state, _) = self.visited.get_index(s as usize)?;
+        let th = state.threads.get(t as usize)?;
+        (!th.done).then_some((th.block, th.pc))
     }
 
     /// The full trace of a dead end: the steps to its state, then the failing step.
@@ -145,6 +207,9 @@ struct Thread {
     pending: Vec<(RegId, LazyKey)>,
     /// Under a relaxed memory model: the events this thread performed, in program order.
     events: Vec<Access>,
+    /// Liveness only: the thread has taken a visible step (progress models that guarantee
+    /// only started threads read this).
+    started: bool,
 }
 
 /// A lazy op instance: (subgroup, block, instruction index).
@@ -222,6 +287,8 @@ struct Explorer<'p> {
     /// Under a relaxed memory model: every value a write performed, in any run, complete or
     /// not (the next round's guesses).
     written: std::cell::RefCell<BTreeSet<u32>>,
+    /// Liveness: loop edges are visible steps and threads record that they started.
+    liveness: bool,
 }
 
 /// Explores every execution of `prog` under `model`.
@@ -305,6 +372,7 @@ fn explore_with<'p>(
         mode,
         mattered: Cell::new(false),
         written: Default::default(),
+        liveness: opts.liveness,
     };
     let init = State {
         threads: (0..prog.layout.threads)
@@ -316,6 +384,7 @@ fn explore_with<'p>(
                 unspec: Vec::new(),
                 pending: Vec::new(),
                 events: Vec::new(),
+                started: false,
             })
             .collect(),
         mem: prog.initial_memory(),
@@ -340,7 +409,10 @@ fn explore_with<'p>(
         written: BTreeSet::new(),
         forbidden_by: BTreeMap::new(),
         executions: BTreeMap::new(),
+        graph: None,
     };
+    let mut graph = opts.liveness.then(StateGraph::default);
+    let mut places: HashMap<Vec<u32>, u32> = HashMap::new();
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
     result.visited.insert(init.clone(), (0, Vec::new()));
@@ -379,12 +451,39 @@ fn explore_with<'p>(
         }
         let state = result.visited.get_index(i).expect("in range").0.clone();
         let here = i as StateRef;
+        if let Some(g) = graph.as_mut() {
+            let key = ex.place_key(&state);
+            let next = places.len() as u32;
+            let place = *places.entry(key).or_insert(next);
+            g.place.push(place);
+            g.threads
+                .push(state.threads.iter().map(|t| (t.done, t.started)).collect());
+            g.edges.push(Vec::new());
+            g.enabled.push(Vec::new());
+            g.cut.push(false);
+            g.finished.push(state.threads.iter().all(|t| t.done));
+            g.ub.push(false);
+            // A place already expanded: this state does what its first state did (later
+            // iterations of the same loops), so the graph of places needs nothing more.
+            let seen = place != next;
+            g.expanded.push(!seen);
+            if seen {
+                i += 1;
+                continue;
+            }
+        }
         if i == 0 {
             let mut roots = Vec::new();
             ex.normalize(init.clone(), Vec::new(), &mut roots);
             let already_normal = matches!(roots.as_slice(), [Outcome::Next(s, steps)] if steps.is_empty() && *s == init);
             if !already_normal {
-                absorb(&ex, &mut result, &state, here, roots);
+                if let Some(g) = graph.as_mut() {
+                    note_enabled(g, here, &roots);
+                }
+                let edges = absorb(&ex, &mut result, &state, here, roots);
+                if let Some(g) = graph.as_mut() {
+                    g.edges[i] = edges;
+                }
                 i += 1;
                 continue;
             }
@@ -446,6 +545,9 @@ fn explore_with<'p>(
             continue;
         }
         if let Some(step) = ex.barrier_divergence(&state) {
+            if let Some(g) = graph.as_mut() {
+                g.ub[i] = true;
+            }
             if ex.speculation_confirmed(&state) {
                 record_dead(
                     &mut result,
@@ -469,9 +571,30 @@ fn explore_with<'p>(
         if succs.is_empty() && result.stuck.is_none() && ex.speculation_confirmed(&state) {
             result.stuck = Some(here);
         }
-        absorb(&ex, &mut result, &state, here, succs);
+        if let Some(g) = graph.as_mut() {
+            note_enabled(g, here, &succs);
+        }
+        let edges = absorb(&ex, &mut result, &state, here, succs);
+        if let Some(g) = graph.as_mut() {
+            g.edges[i] = edges;
+        }
         i += 1;
     }
+    if let Some(g) = graph.as_mut() {
+        // States never expanded (the search stopped first) have no entries yet.
+        let n = result.visited.len();
+        g.expanded.resize(n, false);
+        for v in [&mut g.cut, &mut g.finished, &mut g.ub] {
+            v.resize(n, false);
+        }
+        g.edges.resize(n, Vec::new());
+        g.enabled.resize(n, Vec::new());
+        g.threads.resize(n, Vec::new());
+        let fresh = places.len() as u32;
+        let from = g.place.len();
+        g.place.extend((from..n).map(|k| fresh + (k - from) as u32));
+    }
+    result.graph = graph;
     result.states = result.visited.len();
     result.unspecified_read = ex.unspecified_read;
     result.written = ex.written.take();
@@ -479,12 +602,57 @@ fn explore_with<'p>(
     (result, mattered)
 }
 
-/// Adds the successors of state `here` to the search.
-fn absorb(ex: &Explorer, r: &mut Exploration, state: &State, here: StateRef, succs: Vec<Outcome>) {
+/// Records, for the liveness graph, which threads had a step at `here` and whether the loop
+/// bound cut one.
+fn note_enabled(g: &mut StateGraph, here: StateRef, succs: &[Outcome]) {
+    let h = here as usize;
+    for o in succs {
+        let first = match o {
+            Outcome::Next(_, steps) => steps.first(),
+            Outcome::Dead(kind, step) => {
+                g.cut[h] |= matches!(kind, DeadKind::Cut);
+                Some(step)
+            }
+            Outcome::Pruned => None,
+        };
+        for &t in first.map_or(&[][..], |st| &st.threads) {
+            if !g.enabled[h].contains(&t) {
+                g.enabled[h].push(t);
+            }
+        }
+    }
+}
+
+/// Adds the successors of state `here` to the search; returns each successor with the threads
+/// that moved to reach it.
+fn absorb(
+    ex: &Explorer,
+    r: &mut Exploration,
+    state: &State,
+    here: StateRef,
+    succs: Vec<Outcome>,
+) -> Vec<GraphEdge> {
+    let mut edges = Vec::new();
     for o in succs {
         match o {
             Outcome::Next(s, steps) => {
-                if !r.visited.contains_key(&s) {
+                if ex.liveness {
+                    let mut moved: Vec<u32> = steps
+                        .iter()
+                        .flat_map(|st| st.threads.iter().copied())
+                        .collect();
+                    moved.sort_unstable();
+                    moved.dedup();
+                    let to = match r.visited.get_index_of(&s) {
+                        Some(k) => k,
+                        None => r.visited.insert_full(s, (here, steps.clone())).0,
+                    };
+                    edges.push(GraphEdge {
+                        to: to as StateRef,
+                        moved,
+                        steps,
+                    });
+                } else if !r.visited.contains_key(&s) {
                     r.visited.insert(s, (here, steps));
                 }
             }
@@ -498,6 +666,7 @@ fn absorb(ex: &Explorer, r: &mut Exploration, state: &State, here: StateRef, suc
             Outcome::Pruned => {}
         }
     }
+    edges
 }
 
 fn record_dead(r: &mut Exploration, kind: DeadKind, d: DeadEnd) {
@@ -719,6 +888,11 @@ impl<'p> Explorer<'p> {
             return false;
         }
         let kind = self.kind_at(t);
+        // Liveness: a thread rests before every loop edge, so that each iteration passes
+        // through the same place (see `StateGraph`).
+        if self.liveness && kind == Kind::Branch && self.prog.loop_edge(t.block) {
+            return false;
+        }
         matches!(
             (kind, self.model.class(kind)),
             (Kind::Local, _)
@@ -846,7 +1020,16 @@ impl<'p> Explorer<'p> {
         let mut out = Vec::new();
         for o in raw {
             match o {
-                Outcome::Next(ns, steps) => self.normalize(ns, steps, &mut out),
+                Outcome::Next(mut ns, steps) => {
+                    if self.liveness {
+                        for st in &steps {
+                            for &m in &st.threads {
+                                ns.threads[m as usize].started = true;
+                            }
+                        }
+                    }
+                    self.normalize(ns, steps, &mut out)
+                }
                 other => out.push(other),
             }
         }
@@ -1485,6 +1668,69 @@ impl<'p> Explorer<'p> {
                 effects: Vec::new(),
             }],
         ))
+    }
+
+    /// A state's place (see [`StateGraph`]): the state with every block instance replaced by
+    /// its static block and the iteration offsets to the other threads' blocks of the same
+    /// workgroup (and, for lazy instances and sealed blocks, to their subgroup's threads).
+    fn place_key(&self, s: &State) -> Vec<u32> {
+        let prog = self.prog;
+        let lay = &prog.layout;
+        let mut k = Vec::new();
+        // Where block `b` stands relative to the live threads of `range`.
+        let relative = |k: &mut Vec<u32>, b: BlockId, range: std::ops::Range<u32>| {
+            k.push(prog.blocks[b as usize].sblock as u32);
+            for u in range {
+                let t = &s.threads[u as usize];
+                if !t.done {
+                    let at = k.len();
+                    k.push(0);
+                    prog.iteration_offsets(b, t.block, k);
+                    k[at] = (k.len() - at) as u32;
+                }
+            }
+        };
+        for (u, t) in s.threads.iter().enumerate() {
+            k.extend([t.done as u32, t.started as u32]);
+            if t.done {
+                continue;
+            }
+            k.extend([prog.blocks[t.block as usize].sblock as u32, t.pc]);
+            k.extend(&t.regs);
+            k.push(t.unspec.len() as u32);
+            k.extend(&t.unspec);
+            k.push(t.pending.len() as u32);
+            for &(r, (sg, b, i)) in &t.pending {
+                k.extend([r, sg, i]);
+                relative(&mut k, b, lay.subgroup_threads(sg));
+            }
+            let wg = lay.workgroup_of(u as u32);
+            relative(&mut k, t.block, lay.workgroup_threads(wg));
+        }
+        k.push(u32::MAX);
+        k.extend(&s.mem);
+        k.push(s.mem_unspec.len() as u32);
+        k.extend(&s.mem_unspec);
+        k.push(s.sealed.len() as u32);
+        for &(sg, b) in &s.sealed {
+            k.push(sg);
+            relative(&mut k, b, lay.subgroup_threads(sg));
+        }
+        k.push(s.lazy.len() as u32);
+        for l in &s.lazy {
+            let (sg, b, i) = l.key;
+            k.extend([sg, i]);
+            relative(&mut k, b, lay.subgroup_threads(sg));
+            k.push(l.issued.len() as u32);
+            for (lane, vals) in &l.issued {
+                k.push(*lane);
+                for v in vals {
+                    k.extend([v.v, v.unspec as u32]);
+                }
+            }
+        }
+        k.push(s.unspecified as u32);
+        k
     }
 
     fn same_pos(&self, a: &Thread, b: &Thread) -> bool {

@@ -253,8 +253,10 @@ impl Domain for Partial<'_> {
 pub enum Need {
     /// No execution takes the loop's cut; `n` iterations are entered at most.
     Enough(u32),
-    /// Some thread certainly begins one more iteration than the unrolling has.
-    Deeper,
+    /// Some thread certainly begins one more iteration than the unrolling has; with the
+    /// known registers of the threads that do (a fingerprint: when deepening finds them
+    /// again, the loop goes round without change and deeper unrolling cannot end it).
+    Deeper(u64),
     /// Whether the cut is taken depends on values not known before the run.
     Open,
 }
@@ -424,12 +426,16 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
                     Target::Cut => {
                         let l = *cfg.blocks[*st].loops.last().expect("a cut enters a loop");
                         let n = if c == Some(true) {
-                            Need::Deeper
+                            use std::hash::{Hash, Hasher};
+                            let mut h = std::collections::hash_map::DefaultHasher::new();
+                            (t, &regs).hash(&mut h);
+                            Need::Deeper(h.finish())
                         } else {
                             Need::Open
                         };
                         cut[l] = Some(match (cut[l], n) {
-                            (Some(Need::Deeper), _) | (_, Need::Deeper) => Need::Deeper,
+                            (Some(Need::Deeper(a)), Need::Deeper(b)) => Need::Deeper(a ^ b),
+                            (Some(Need::Deeper(a)), _) | (_, Need::Deeper(a)) => Need::Deeper(a),
                             _ => Need::Open,
                         });
                     }

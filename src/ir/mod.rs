@@ -173,6 +173,36 @@ impl Layout {
     pub fn has_partial_subgroups(&self) -> bool {
         !self.workgroup.is_multiple_of(self.subgroup)
     }
+    /// The members of a scope instance (a range of threads) at a depth of the scope tree:
+    /// 0 the device (its queue families), 1 a queue family (its workgroups), 2 a workgroup
+    /// (its subgroups), 3 a subgroup (its invocations). Progress models schedule these.
+    pub fn scope_members(
+        &self,
+        range: std::ops::Range<u32>,
+        depth: usize,
+    ) -> Vec<std::ops::Range<u32>> {
+        let chunk = |size: u32| -> Vec<std::ops::Range<u32>> {
+            let size = size.max(1);
+            let mut out = Vec::new();
+            let mut a = range.start;
+            while a < range.end {
+                let b = (a - a % size + size).min(range.end);
+                out.push(a..b);
+                a = b;
+            }
+            out
+        };
+        match depth {
+            0 => chunk(self.queue_family),
+            1 => chunk(self.workgroup),
+            2 if range.is_empty() => Vec::new(),
+            2 => (self.subgroup_of(range.start)..=self.subgroup_of(range.end - 1))
+                .map(|sg| self.subgroup_threads(sg))
+                .collect(),
+            _ => range.map(|t| t..t + 1).collect(),
+        }
+    }
+
     pub fn workgroup_threads(&self, wg: u32) -> std::ops::Range<u32> {
         wg * self.workgroup..(wg + 1) * self.workgroup
     }

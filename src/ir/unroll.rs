@@ -126,6 +126,35 @@ impl Program {
         w[i / 64] >> (i % 64) & 1 == 1
     }
 
+    /// Does the terminator of block `b` touch a loop's iteration structure: `b` is a loop
+    /// header, or it branches to one (a back edge or a loop's entry), or to the cut? Liveness
+    /// makes these steps visible so that a spinning thread rests at the same static place in
+    /// every iteration (see `engine::lasso`).
+    pub fn loop_edge(&self, b: BlockId) -> bool {
+        let block = &self.blocks[b as usize];
+        block.role == Role::LoopHeader
+            || block.term.targets().iter().any(|t| match t {
+                Target::Cut => true,
+                Target::Block(t) => self.blocks[*t as usize].role == Role::LoopHeader,
+            })
+    }
+
+    /// The iteration differences of two block instances over the loops enclosing both
+    /// (outermost first). With the static blocks, this is all the semantics can tell about two
+    /// positions: equality (same dynamic block) and reachability follow from it, whatever the
+    /// absolute iteration counts.
+    pub fn iteration_offsets(&self, a: BlockId, b: BlockId, out: &mut Vec<u32>) {
+        let (ba, bb) = (&self.blocks[a as usize], &self.blocks[b as usize]);
+        let (la, lb) = (
+            &self.cfg.blocks[ba.sblock].loops,
+            &self.cfg.blocks[bb.sblock].loops,
+        );
+        let common = la.iter().zip(lb).take_while(|(x, y)| x == y).count();
+        for k in 0..common.min(ba.iters.len()).min(bb.iters.len()) {
+            out.push(ba.iters[k].wrapping_sub(bb.iters[k]));
+        }
+    }
+
     /// Total memory cells.
     pub fn cells(&self) -> u32 {
         self.globals.iter().map(|g| g.len).sum()
@@ -196,7 +225,10 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
         r => r?,
     };
     // Run the subgroups together on the unrolled program: a loop certainly cut is deepened
-    // (doubling, up to MAX_DEPTH), a loop never cut is trimmed to the iterations entered.
+    // (doubling, up to MAX_DEPTH) unless the threads reach its cut again with the registers
+    // they had last time (a spin that never ends: deeper is only bigger), a loop never cut is
+    // trimmed to the iterations entered.
+    let mut last_cut: Vec<Option<u64>> = vec![None; depths.len()];
     for _ in 0..12 {
         let Some(needs) = super::bounds::needs(&prog) else {
             return Ok(prog);
@@ -205,7 +237,11 @@ pub fn unroll(cfg: Cfg, unroll: u32) -> Result<Program, UnrollError> {
         for (l, need) in needs.iter().enumerate() {
             match need {
                 Need::Enough(n) => next[l] = (*n).min(depths[l]),
-                Need::Deeper => next[l] = (depths[l] * 2).min(super::bounds::MAX_DEPTH),
+                Need::Deeper(f) if last_cut[l] == Some(*f) => {}
+                Need::Deeper(f) => {
+                    last_cut[l] = Some(*f);
+                    next[l] = (depths[l] * 2).min(super::bounds::MAX_DEPTH);
+                }
                 Need::Open => {}
             }
         }

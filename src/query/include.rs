@@ -409,6 +409,7 @@ fn explore_set(
             max_states: opts.max_states,
             budget: crate::budget::Budget::default(),
             memory: c.memory.clone(),
+            liveness: false,
         },
     )
     .map_err(|e| e.to_string())?;

@@ -21,6 +21,7 @@ pub mod equiv;
 pub mod expected;
 pub mod include;
 pub mod include_proof;
+pub mod liveness;
 pub mod minimize;
 pub mod search;
 pub mod thin_air;
@@ -352,6 +353,7 @@ pub fn analyse_models(
                         max_states: opts.max_states,
                         budget: budget.clone(),
                         memory: opts.memory.clone(),
+                        liveness: false,
                     };
                     match explore::explore(prog, m, &eo) {
                         Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex, opts),

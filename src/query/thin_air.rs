@@ -90,6 +90,7 @@ pub fn thin_air(
             max_states: opts.max_states,
             budget: opts.budget(),
             memory: opts.memory.clone(),
+            liveness: false,
         };
         let ex = crate::engine::explore::explore(&prog, m, &eo).map_err(|e| e.to_string())?;
         let complete = ex.cut.is_none() && !ex.limit_hit && ex.unspecified_read.is_none();

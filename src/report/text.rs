@@ -449,3 +449,62 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
     s.push('\n');
     s
 }
+
+/// One liveness answer: the verdict, who spins, who is blocked or starved, and (with
+/// `witness`) the prefix and the loop repeated forever.
+pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> String {
+    use crate::query::liveness::{HangKind, LiveVerdict};
+    let mut s = String::new();
+    let verdict = match &r.verdict {
+        LiveVerdict::Unknown(why) => format!("unknown ({why})"),
+        v => v.word().to_string(),
+    };
+    let mismatch = match r.matches_expectation() {
+        Some(false) => format!(
+            " (expect-liveness says {})",
+            if r.expected == Some(true) {
+                "live"
+            } else {
+                "violated"
+            }
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        s,
+        "Test {} (model {}, progress {}, engine {}): {verdict}{mismatch}",
+        r.test, r.model, r.progress, r.engine
+    );
+    if let Some(kind) = r.hang {
+        let _ = writeln!(
+            s,
+            "  {}",
+            match kind {
+                HangKind::Deadlock => "deadlock: no thread can move, and some have not terminated",
+                HangKind::Spin => "a loop that repeats forever, fair to every thread the progress model guarantees",
+            }
+        );
+        for t in &r.threads {
+            let why = match t.role {
+                "spins" => "spins",
+                "blocked" => "is blocked (it cannot move)",
+                "starved" => "is never scheduled (the progress model does not guarantee it)",
+                _ => "has terminated",
+            };
+            let at = match (&t.at, t.line) {
+                (Some(b), Some(l)) => format!(" at {b}, line {l}"),
+                _ => String::new(),
+            };
+            let _ = writeln!(s, "    T{} {why}{at}", t.thread);
+        }
+        if witness {
+            let _ = writeln!(s, "  Prefix:");
+            s.push_str(&trace(&r.prefix));
+            if kind == HangKind::Spin {
+                let _ = writeln!(s, "  Repeated forever:");
+                s.push_str(&trace(&r.cycle));
+            }
+        }
+    }
+    s
+}

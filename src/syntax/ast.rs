@@ -27,6 +27,8 @@ pub struct Test {
     pub kernel: Vec<Stmt>,
     pub condition: Condition,
     pub expect: Vec<Expectation>,
+    /// `expect-liveness PROGRESS live|violated, ...` lines (docs/progress.md).
+    pub expect_liveness: Vec<LivenessExpectation>,
     /// Locations observed besides those the condition names (a shader's `--observe`): they
     /// appear in every outcome.
     pub observe: Vec<Operand>,
@@ -36,6 +38,25 @@ pub struct Test {
     /// Invocations per queue family (a multiple of `workgroup`; default: every thread). Only
     /// memory models read it (`sqf`); Dartagnan's Vulkan tests place threads in two.
     pub queue_family: u32,
+}
+
+impl Test {
+    /// The `expect-liveness` entry for an execution model and a progress model (by its report
+    /// name: `obe`, `QF=obe,SG=hsa`): `Some(true)` when the test expects every execution to
+    /// terminate. An entry naming the model wins over one for every model.
+    pub fn expect_liveness(&self, model: &str, progress: &str) -> Option<bool> {
+        let find = |named: bool| {
+            self.expect_liveness.iter().find_map(|e| {
+                let name = crate::progress::Progress::parse(&e.progress).ok()?.name();
+                let model_ok = match &e.model {
+                    Some(m) => named && m == model,
+                    None => !named,
+                };
+                (model_ok && name == progress).then_some(e.live)
+            })
+        };
+        find(true).or_else(|| find(false))
+    }
 }
 
 /// `global x`, `global x = 5`, `global a[4]`, `global a[4] = {1, 2, 3, 4}`.
@@ -227,6 +248,17 @@ impl Operand {
             }
         }
     }
+}
+
+/// `expect-liveness [MODEL] PROGRESS live|violated, ...`
+#[derive(Clone, Debug, PartialEq)]
+pub struct LivenessExpectation {
+    /// The execution model it is about; `None`: every model.
+    pub model: Option<String>,
+    /// The progress model as written (`fair`, `hsa-obe`, `[QF=obe,SG=hsa]`).
+    pub progress: String,
+    pub live: bool,
+    pub span: Span,
 }
 
 /// `expect M allow|forbid, ...`

@@ -49,6 +49,20 @@ pub fn to_litmus(test: &Test) -> String {
             .collect();
         let _ = writeln!(s, "expect {}", items.join(", "));
     }
+    if !test.expect_liveness.is_empty() {
+        let items: Vec<String> = test
+            .expect_liveness
+            .iter()
+            .map(|e| {
+                let verdict = if e.live { "live" } else { "violated" };
+                match &e.model {
+                    Some(m) => format!("{m} {} {verdict}", e.progress),
+                    None => format!("{} {verdict}", e.progress),
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "expect-liveness {}", items.join(", "));
+    }
     s
 }
 
@@ -66,6 +80,9 @@ pub fn normalized(test: &Test) -> Test {
     }
     t.condition.span = Span::default();
     for e in &mut t.expect {
+        e.span = Span::default();
+    }
+    for e in &mut t.expect_liveness {
         e.span = Span::default();
     }
     t

@@ -158,6 +158,10 @@ pub struct Encoding<'p> {
     /// difference logic.
     dl: std::cell::OnceCell<Solver>,
     dl_ok: std::cell::Cell<bool>,
+    /// Why the default solver gave up, once it has: Z3 4.8.12 can hit an internal assertion
+    /// (and abort the process) when a solver that answered `unknown` is asked again, so later
+    /// questions on this encoding are answered `unknown` with that reason instead.
+    gave_up: std::cell::RefCell<Option<String>>,
     /// The timing constraints, built before the first solver call rather than up front:
     /// when the condition, the cut and undefined behaviour all fold to constants, no solver
     /// call is needed and the schedule never has to be encoded.
@@ -300,6 +304,7 @@ impl<'p> Encoding<'p> {
             budget,
             dl: std::cell::OnceCell::new(),
             dl_ok: std::cell::Cell::new(true),
+            gave_up: std::cell::RefCell::new(None),
             deferred: std::cell::RefCell::new(None),
             relaxed: None,
         };
@@ -535,7 +540,16 @@ impl<'p> Encoding<'p> {
                 answer => return answer,
             }
         }
-        self.check_on(&self.solver, assumptions, None)
+        if let Some(why) = self.gave_up.borrow().as_ref() {
+            return Answer::Unknown(format!(
+                "the solver gave up earlier on this program ({why})"
+            ));
+        }
+        let answer = self.check_on(&self.solver, assumptions, None);
+        if let Answer::Unknown(why) = &answer {
+            *self.gave_up.borrow_mut() = Some(why.clone());
+        }
+        answer
     }
 
     /// One solver call with what is left of the time budget, or `cap` ms if that is less.

@@ -5,7 +5,7 @@
 //! have no meaning.
 
 use super::{PResult, Parser};
-use crate::syntax::ast::{Condition, Expectation, Operand, Prop, Quantifier};
+use crate::syntax::ast::{Condition, Expectation, LivenessExpectation, Operand, Prop, Quantifier};
 use crate::syntax::lexer::{shorten, Punct, Tok};
 use crate::vocab::{BinOp, Builtin};
 
@@ -280,12 +280,19 @@ impl Parser<'_> {
         })
     }
 
-    /// Any number of `expect M allow|forbid, M allow|forbid, ...` lines, accumulated. `None`
-    /// after an error.
-    pub(super) fn expectations(&mut self) -> Option<Vec<Expectation>> {
+    /// Any number of `expect M allow|forbid, M allow|forbid, ...` and `expect-liveness
+    /// PROGRESS live|violated, ...` lines, accumulated. `None` after an error.
+    pub(super) fn expectations(&mut self) -> Option<(Vec<Expectation>, Vec<LivenessExpectation>)> {
         let mut expectations = Vec::new();
+        let mut liveness = Vec::new();
         while self.at_word("expect") {
             self.bump();
+            if self.at(Punct::Minus) && self.peek_at(1).tok.is_word("liveness") {
+                self.bump();
+                self.bump();
+                liveness.extend(self.liveness_expectations()?);
+                continue;
+            }
             loop {
                 let start = self.peek().span;
                 let Some(model) = self.peek_ident() else {
@@ -315,7 +322,80 @@ impl Parser<'_> {
                 }
             }
         }
-        Some(expectations)
+        Some((expectations, liveness))
+    }
+
+    /// The entries of one `expect-liveness` line, comma-separated: an optional execution
+    /// model, a progress model (`fair`, `hsa-obe`, or `[QF=obe,SG=hsa]`), then `live` or
+    /// `violated`.
+    fn liveness_expectations(&mut self) -> Option<Vec<LivenessExpectation>> {
+        let mut out = Vec::new();
+        loop {
+            let start = self.peek().span;
+            let mut words: Vec<(String, crate::diag::Span)> = Vec::new();
+            while !matches!(self.peek_ident().as_deref(), Some("live" | "violated")) {
+                let from = self.peek().span;
+                if self.eat(Punct::LBracket) {
+                    while !self.at(Punct::RBracket) {
+                        if matches!(self.peek().tok, Tok::Eof { .. }) {
+                            self.expected("`]` to close the progress model");
+                            return None;
+                        }
+                        self.bump();
+                    }
+                    self.bump();
+                } else if self.peek_ident().is_some() && words.len() < 2 {
+                    self.bump();
+                    while self.at(Punct::Minus) && self.peek_at(1).tok.word().is_some() {
+                        self.bump();
+                        self.bump();
+                    }
+                } else if words.is_empty() {
+                    self.expected("a progress model after `expect-liveness` (fair, hsa, obe, hsa-obe, lobe, unfair, or [QF=obe,SG=hsa]), optionally after a model");
+                    return None;
+                } else {
+                    self.expected("`live` or `violated`");
+                    return None;
+                }
+                let span = self.span_from(from);
+                words.push((
+                    self.text[span.start as usize..span.end as usize].to_string(),
+                    span,
+                ));
+            }
+            if words.is_empty() {
+                self.expected("a progress model before `live` or `violated`");
+                return None;
+            }
+            let (progress, span) = words.pop().expect("one word");
+            let model = words.pop().map(|(m, _)| m);
+            if let Err(e) = crate::progress::Progress::parse(&progress) {
+                self.report(span, e.to_string());
+                return None;
+            }
+            let live = match self.peek_ident().as_deref() {
+                Some("live") => true,
+                Some("violated") => false,
+                _ => {
+                    self.expected(&format!(
+                        "`live` or `violated` after the progress model `{}`",
+                        shorten(&progress)
+                    ));
+                    return None;
+                }
+            };
+            self.bump();
+            out.push(LivenessExpectation {
+                model,
+                progress,
+                live,
+                span: self.span_from(start),
+            });
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        Some(out)
     }
 }
 

@@ -1,0 +1,223 @@
+//! Can a test run forever? The liveness question under a progress model (docs/progress.md).
+//!
+//! The explorer keeps its whole state graph ([`ExploreOptions::liveness`]) and
+//! [`crate::engine::lasso`] looks in it for a deadlock or a loop the progress model lets run
+//! forever. The Z3 engine has no liveness encoding yet: asking it is an error, not a verdict.
+
+use super::{compile, render_trace, Engine, Options, QueryError, TraceStep};
+use crate::engine::explore::{self, Exploration, ExploreOptions, StateRef};
+use crate::engine::lasso::{self, Finding, Hang};
+use crate::model::Model;
+use crate::progress::Progress;
+use crate::syntax::ast;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The answer to "does every execution terminate?".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "verdict", content = "reason")]
+pub enum LiveVerdict {
+    /// Every execution the progress model allows terminates.
+    Live,
+    /// Some allowed execution deadlocks or runs forever.
+    Violated,
+    /// Undecided, with why.
+    Unknown(String),
+}
+
+impl LiveVerdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            LiveVerdict::Live => "live",
+            LiveVerdict::Violated => "violated",
+            LiveVerdict::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// How a violating execution fails to terminate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HangKind {
+    /// A state where no thread can move though some have not terminated.
+    Deadlock,
+    /// A loop of steps that repeats forever.
+    Spin,
+}
+
+/// One thread's part in a hang.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadRole {
+    pub thread: u32,
+    /// `spins`, `blocked`, `starved` or `terminated`.
+    pub role: &'static str,
+    /// Where it stands when the loop starts (the block and the source line), when it has not
+    /// terminated.
+    pub at: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// The answer for one test, model and progress model.
+#[derive(Clone, Debug, Serialize)]
+pub struct LivenessReport {
+    pub test: String,
+    pub file: String,
+    pub model: String,
+    pub progress: String,
+    pub engine: Engine,
+    #[serde(flatten)]
+    pub verdict: LiveVerdict,
+    /// From the test's `expect-liveness` line, if it names this progress model.
+    pub expected: Option<bool>,
+    pub hang: Option<HangKind>,
+    /// The steps before the loop (or up to the deadlock).
+    pub prefix: Vec<TraceStep>,
+    /// The steps repeated forever (empty for a deadlock).
+    pub cycle: Vec<TraceStep>,
+    pub threads: Vec<ThreadRole>,
+    pub states: usize,
+    pub millis: f64,
+}
+
+impl LivenessReport {
+    /// Does the verdict match the expectation (None without one, or when unknown)?
+    pub fn matches_expectation(&self) -> Option<bool> {
+        let live = self.expected?;
+        match self.verdict {
+            LiveVerdict::Live => Some(live),
+            LiveVerdict::Violated => Some(!live),
+            LiveVerdict::Unknown(_) => None,
+        }
+    }
+}
+
+/// Does every execution of `test` under `model` terminate, when scheduled as `progress`
+/// allows?
+pub fn liveness(
+    test: &ast::Test,
+    model: &Model,
+    progress: &Progress,
+    opts: &Options,
+) -> Result<LivenessReport, QueryError> {
+    let start = Instant::now();
+    let prog = compile(test, opts.unroll)?;
+    let mut report = LivenessReport {
+        test: test.name.clone(),
+        file: test.file.clone(),
+        model: super::model_label(&model.name, opts.memory.as_deref()),
+        progress: progress.name(),
+        engine: opts.engine,
+        verdict: LiveVerdict::Unknown(String::new()),
+        expected: test.expect_liveness(&model.name, &progress.name()),
+        hang: None,
+        prefix: Vec::new(),
+        cycle: Vec::new(),
+        threads: Vec::new(),
+        states: 0,
+        millis: 0.0,
+    };
+    report.verdict = if opts.engine == Engine::Smt {
+        LiveVerdict::Unknown(
+            "the Z3 engine has no liveness encoding yet; use --engine explore".into(),
+        )
+    } else if opts.memory.is_some() {
+        LiveVerdict::Unknown(
+            "liveness is decided under sequentially consistent memory only (--memory-model sc)"
+                .into(),
+        )
+    } else {
+        let eo = ExploreOptions {
+            max_states: opts.max_states,
+            budget: opts.budget(),
+            memory: None,
+            liveness: true,
+        };
+        match explore::explore(&prog, model, &eo) {
+            Err(e) => LiveVerdict::Unknown(e.to_string()),
+            Ok(ex) => {
+                report.states = ex.states;
+                match lasso::analyse(&ex, &prog.layout, progress) {
+                    Finding::Live => LiveVerdict::Live,
+                    Finding::Unknown(why) => LiveVerdict::Unknown(why),
+                    Finding::Hang(h) => {
+                        describe(&mut report, test, &prog, &ex, &h);
+                        LiveVerdict::Violated
+                    }
+                }
+            }
+        }
+    };
+    report.millis = start.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
+}
+
+/// Fills the witness of a hang: the prefix, the loop, and what each thread does.
+fn describe(
+    r: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    ex: &Exploration,
+    h: &Hang,
+) {
+    let g = ex
+        .graph
+        .as_ref()
+        .expect("a liveness exploration keeps its graph");
+    r.hang = Some(if h.cycle.is_empty() {
+        HangKind::Deadlock
+    } else {
+        HangKind::Spin
+    });
+    r.prefix = render_trace(test, prog, &ex.trace_to(h.prefix_to));
+    let mut steps = Vec::new();
+    for pair in h.cycle.windows(2) {
+        let (a, b): (StateRef, StateRef) = (pair[0], pair[1]);
+        // Consecutive states are joined by an edge, or (where the walk changed to another
+        // state of the same place) the edge between their places.
+        let edge = g.edges[a as usize]
+            .iter()
+            .find(|e| e.to == b)
+            .or_else(|| g.edges.iter().flatten().find(|e| e.to == b));
+        if let Some(e) = edge {
+            steps.extend(e.steps.iter().cloned());
+        }
+    }
+    let mut cycle = render_trace(test, prog, &steps);
+    let offset = r.prefix.len();
+    for s in &mut cycle {
+        s.step += offset;
+    }
+    r.cycle = cycle;
+    for t in 0..prog.layout.threads {
+        let role = if h.spinning.contains(&t) {
+            "spins"
+        } else if h.blocked.contains(&t) {
+            "blocked"
+        } else if h.starved.contains(&t) {
+            "starved"
+        } else {
+            "terminated"
+        };
+        let pos = ex.position(h.prefix_to, t);
+        let (at, line) = match pos {
+            Some((b, pc)) => {
+                let block = &prog.blocks[b as usize];
+                let line = match pc {
+                    0 => block.span.line,
+                    p if (p as usize) <= block.instrs.len() => {
+                        block.instrs[p as usize - 1].span.line
+                    }
+                    _ => block.term_span.line,
+                };
+                (Some(block.name()), Some(line))
+            }
+            None => (None, None),
+        };
+        r.threads.push(ThreadRole {
+            thread: t,
+            role,
+            at,
+            line,
+        });
+    }
+}

@@ -1,0 +1,195 @@
+//! The liveness question (docs/progress.md): hangs found as lassos in the explorer's state
+//! graph, under every progress model, with `expect-liveness` lines checked.
+
+use assert_cmd::Command;
+use std::path::Path;
+use tangle::model::Model;
+use tangle::progress::Progress;
+use tangle::query::liveness::{liveness, HangKind, LiveVerdict};
+use tangle::query::{Engine, Options};
+
+fn test_file(name: &str) -> tangle::syntax::ast::Test {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("litmus/liveness")
+        .join(name);
+    tangle::syntax::parse_file(&path).unwrap()
+}
+
+fn opts() -> Options {
+    Options::default().with_engine(Engine::Explore)
+}
+
+/// Every `expect-liveness` entry of the suite, under the models and progress models it names
+/// (an entry without a model: every model the explorer runs).
+#[test]
+fn the_liveness_suite_meets_its_expectations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let test = tangle::syntax::parse_file(&path).unwrap();
+        for e in &test.expect_liveness {
+            let models: Vec<Model> = match &e.model {
+                Some(m) => vec![Model::by_name(m).unwrap()],
+                None => ["CM", "SM", "SCF", "SSO", "Spec", "Lazy"]
+                    .iter()
+                    .map(|m| Model::by_name(m).unwrap())
+                    .collect(),
+            };
+            let progress = Progress::parse(&e.progress).unwrap();
+            for m in &models {
+                let r = liveness(&test, m, &progress, &opts()).unwrap();
+                assert_eq!(
+                    r.matches_expectation(),
+                    Some(true),
+                    "{} under {} and {}: {:?}",
+                    test.name,
+                    m.name,
+                    progress.name(),
+                    r.verdict
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} expectations checked");
+}
+
+/// The SIMT-Step starvation example: in lockstep the spinning lane holds back the lane that
+/// would release it, which waits at the merge (blocked); with independent lanes a fair
+/// scheduler lets it through, and an unfair one starves it.
+#[test]
+fn lockstep_starves_the_releasing_lane_and_the_witness_says_who_waits() {
+    let test = test_file("spin_after_branch.litmus");
+    let fair = Progress::parse("fair").unwrap();
+    let cm = liveness(&test, &Model::by_name("CM").unwrap(), &fair, &opts()).unwrap();
+    assert_eq!(cm.verdict, LiveVerdict::Violated);
+    assert_eq!(cm.hang, Some(HangKind::Spin));
+    let role = |r: &tangle::query::liveness::LivenessReport, t: u32| {
+        r.threads.iter().find(|x| x.thread == t).unwrap().role
+    };
+    assert_eq!(role(&cm, 0), "spins");
+    assert_eq!(role(&cm, 1), "blocked");
+    // The repeated part is lane 0's iteration: a load of the flag and the loop's branches.
+    assert!(!cm.cycle.is_empty());
+    assert!(cm.cycle.iter().all(|s| s.threads == [0]));
+    assert!(cm.cycle.iter().any(|s| s.instruction.contains("r = flag")));
+    let sso = Model::by_name("SSO").unwrap();
+    assert_eq!(
+        liveness(&test, &sso, &fair, &opts()).unwrap().verdict,
+        LiveVerdict::Live
+    );
+    let unfair = Progress::parse("unfair").unwrap();
+    let r = liveness(&test, &sso, &unfair, &opts()).unwrap();
+    assert_eq!(r.verdict, LiveVerdict::Violated);
+    assert_eq!(role(&r, 1), "starved");
+}
+
+/// A loop that writes a new value each iteration repeats no state within the bound: unknown,
+/// with why, never `live`; a bound past its trip count decides it.
+#[test]
+fn a_loop_past_the_bound_is_unknown_until_the_bound_covers_it() {
+    let test = test_file("counter_past_bound.litmus");
+    let m = Model::by_name("SSO").unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    match liveness(&test, &m, &fair, &opts()).unwrap().verdict {
+        LiveVerdict::Unknown(why) => assert!(why.contains("bound"), "{why}"),
+        v => panic!("expected unknown, got {v:?}"),
+    }
+    let deep = opts().with_unroll(32);
+    assert_eq!(
+        liveness(&test, &m, &fair, &deep).unwrap().verdict,
+        LiveVerdict::Live
+    );
+}
+
+/// The state limit makes the answer unknown, never live.
+#[test]
+fn the_state_limit_gives_unknown() {
+    let test = test_file("barrier_then_flag.litmus");
+    let m = Model::by_name("SSO").unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    let r = liveness(&test, &m, &fair, &opts().with_max_states(5)).unwrap();
+    assert!(
+        matches!(r.verdict, LiveVerdict::Unknown(_)),
+        "{:?}",
+        r.verdict
+    );
+}
+
+/// The command line: exit 0 when every expectation holds, 1 on a contradiction, 2 on a bad
+/// progress model; Z3 is refused (no liveness encoding yet); JSON carries the loop.
+#[test]
+fn cli_checks_expectations_and_refuses_what_it_cannot_answer() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness");
+    let tangle = || Command::cargo_bin("tangle").unwrap();
+    tangle()
+        .args([
+            "liveness",
+            "-m",
+            "SSO",
+            "--progress",
+            "fair",
+            "--progress",
+            "hsa",
+        ])
+        .arg(dir.join("spin_wait.litmus"))
+        .assert()
+        .code(0);
+    let wrong = "test t \"x\"\nthreads 1\nglobal x\nkernel { r = x; }\nexists (x == 0)\n\
+                 expect-liveness fair violated\n";
+    let run = |args: &[&str]| {
+        let out = tangle().args(args).write_stdin(wrong).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = run(&["liveness", "-m", "SSO", "-"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("expect-liveness says violated"), "{text}");
+    let (code, text) = run(&["liveness", "--progress", "obee", "-"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("did you mean obe"), "{text}");
+    let (code, text) = run(&["liveness", "--engine", "smt", "-"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("no liveness encoding"), "{text}");
+    let out = tangle()
+        .args(["liveness", "-m", "CM", "--format", "json"])
+        .arg(dir.join("spin_after_branch.litmus"))
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &doc["results"][0];
+    assert_eq!(r["verdict"], "violated");
+    assert_eq!(r["hang"], "spin");
+    assert!(!r["cycle"].as_array().unwrap().is_empty());
+}
+
+/// Dartagnan's Vulkan liveness tests (a sample, `tests/data/dartagnan-liveness`), read
+/// unchanged (their loops are backward jumps), under the five progress models of its tables.
+#[test]
+fn dartagnan_vulkan_liveness_sample_matches_the_published_tables() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-liveness");
+    let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').skip(1).collect();
+    let m = Model::by_name("SSO").unwrap();
+    let opts = opts().with_unroll(16);
+    let mut checked = 0;
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let test = tangle::load(&dir.join("litmus").join(cells[0]), &Default::default()).unwrap();
+        for (progress, want) in header.iter().zip(&cells[1..]) {
+            let p = Progress::parse(progress).unwrap();
+            let r = liveness(&test, &m, &p, &opts).unwrap();
+            let want = if *want == "1" {
+                LiveVerdict::Live
+            } else {
+                LiveVerdict::Violated
+            };
+            assert_eq!(r.verdict, want, "{} under {progress}", cells[0]);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 13 * 5);
+}
