@@ -163,6 +163,18 @@ fn cli_checks_expectations_and_refuses_what_it_cannot_answer() {
     assert_eq!(r["verdict"], "violated");
     assert_eq!(r["hang"], "spin");
     assert!(!r["cycle"].as_array().unwrap().is_empty());
+    let out = tangle()
+        .args(["liveness", "-m", "CM", "--format", "dot"])
+        .arg(dir.join("spin_after_branch.litmus"))
+        .output()
+        .unwrap();
+    let dot = String::from_utf8(out.stdout).unwrap();
+    assert!(dot.starts_with("digraph"), "{dot}");
+    assert!(
+        dot.contains("repeat forever") && dot.contains("T1 blocked"),
+        "{dot}"
+    );
+    assert!(dot.trim_end().ends_with('}'));
 }
 
 /// Dartagnan's Vulkan liveness tests (a sample, `tests/data/dartagnan-liveness`), read
@@ -192,4 +204,57 @@ fn dartagnan_vulkan_liveness_sample_matches_the_published_tables() {
         }
     }
     assert_eq!(checked, 13 * 5);
+}
+
+/// The SIMT-Step TLA+ artifact's shaders, read unchanged (`tests/data/tla-artifact`): the
+/// layouts give the launch, `assert(P)` the question, the pragma the progress model. Each
+/// synchronization shader's assertion holds under its own model and the stronger ones and can
+/// fail under the weaker ones; the spinlock needs OBE (or fairness): HSA may starve the holder.
+#[test]
+fn the_tla_artifact_shaders_read_unchanged() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tla-artifact");
+    let order = ["CM", "SM", "SCF", "SSO", "Lazy"];
+    for (file, own) in [("cm", 0), ("sm", 1), ("scf", 2), ("sso", 3)] {
+        let test = tangle::load(&dir.join(format!("{file}.comp")), &Default::default()).unwrap();
+        assert_eq!(test.hints.model.as_deref(), Some(order[own]));
+        assert_eq!(test.hints.progress.as_deref(), Some("obe"));
+        for (k, m) in order.iter().enumerate() {
+            let a = tangle::query::analyse(&test, &Model::by_name(m).unwrap(), &Options::default())
+                .unwrap();
+            let want = if k <= own {
+                tangle::query::Verdict::Forbidden
+            } else {
+                tangle::query::Verdict::Allowed
+            };
+            assert_eq!(a.verdict, want, "{file} under {m}");
+            if want == tangle::query::Verdict::Allowed {
+                // A failing assertion's witness ends at the assert's line.
+                let w = a
+                    .witness
+                    .as_ref()
+                    .expect("an allowed verdict has a witness");
+                let line = test
+                    .source
+                    .lines()
+                    .position(|l| l.contains("assert("))
+                    .unwrap();
+                assert_eq!(
+                    w.last().unwrap().line as usize,
+                    line + 1,
+                    "{file} under {m}"
+                );
+            }
+        }
+    }
+    let test = tangle::load(&dir.join("spinlock.comp"), &Default::default()).unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    let verdict = |p: &str| {
+        liveness(&test, &sso, &Progress::parse(p).unwrap(), &opts())
+            .unwrap()
+            .verdict
+    };
+    assert_eq!(verdict("obe"), LiveVerdict::Live);
+    assert_eq!(verdict("fair"), LiveVerdict::Live);
+    assert_eq!(verdict("hsa"), LiveVerdict::Violated);
+    assert_eq!(verdict("unfair"), LiveVerdict::Violated);
 }

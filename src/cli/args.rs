@@ -314,8 +314,9 @@ pub struct LivenessArgs {
     pub models: ModelArgs,
     /// The progress model: fair, hsa, obe, hsa-obe, lobe or unfair for every scope, or one per
     /// scope as Dartagnan writes it (`QF=obe,SG=hsa`; scopes DV, QF, WG, SG, DEFAULT; the
-    /// others are fair). Repeatable. See docs/progress.md.
-    #[arg(long, default_value = "fair")]
+    /// others are fair). Repeatable. Default: the file's own (`#pragma scheduler`), else fair.
+    /// See docs/progress.md.
+    #[arg(long)]
     pub progress: Vec<String>,
     #[command(flatten)]
     pub unroll: UnrollArg,

@@ -371,6 +371,7 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         Ok(m) => m,
         Err(e) => return out::model_error(&e),
     };
+    let named_models = !a.models.models.is_empty() || !a.models.model_files.is_empty();
     let progresses: Vec<tangle::progress::Progress> = match a
         .progress
         .iter()
@@ -380,9 +381,6 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         Ok(p) => p,
         Err(e) => return out::error(format!("--progress: {e}")),
     };
-    if a.format == Format::Dot {
-        return out::error("--format dot is not available for liveness yet (text or json)");
-    }
     if matches!(a.engine, EngineArg::Smt) {
         return out::error(
             "liveness runs on the explorer only: Z3 has no liveness encoding yet (--engine explore)",
@@ -399,13 +397,33 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         .with_max_memory_mib(Some(a.max_memory))
         .with_max_states(a.max_states);
     let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
-    let bar = out::progress(
-        (tests.len() * models.len() * progresses.len()) as u64,
-        "liveness",
-    );
+    let bar = out::progress(tests.len() as u64, "liveness");
     let mut reports = Vec::new();
+    let fair = tangle::progress::Progress::parse("fair").expect("bundled");
     'tests: for t in &tests {
         bar.set_message(t.name.clone());
+        // A file that names its models (the TLA+ artifact's layouts and pragma) runs under
+        // them unless the command line names others.
+        let hinted_model = t.hints.model.as_deref().filter(|_| !named_models);
+        let models: Vec<Model> = match hinted_model.map(Model::resolve) {
+            Some(Ok(m)) => vec![m],
+            _ => models.clone(),
+        };
+        let hinted_progress = match (&t.hints.progress, progresses.is_empty()) {
+            (Some(p), true) => match tangle::progress::Progress::parse(p) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    status = status.and(out::error(format!("{}: #pragma scheduler: {e}", t.file)));
+                    continue;
+                }
+            },
+            _ => None,
+        };
+        let progresses: Vec<tangle::progress::Progress> = match hinted_progress {
+            Some(p) => vec![p],
+            None if progresses.is_empty() => vec![fair.clone()],
+            None => progresses.clone(),
+        };
         for m in &models {
             for p in &progresses {
                 match query::liveness::liveness(t, m, p, &opts) {
@@ -416,9 +434,9 @@ pub fn liveness(a: &LivenessArgs) -> Status {
                         continue 'tests;
                     }
                 }
-                bar.inc(1);
             }
         }
+        bar.inc(1);
     }
     bar.finish_and_clear();
     match a.format {
@@ -426,6 +444,13 @@ pub fn liveness(a: &LivenessArgs) -> Status {
             "liveness",
             serde_json::json!({ "results": reports }),
         )),
+        Format::Dot => {
+            for r in &reports {
+                if let Some(d) = report::dot::liveness(r) {
+                    out::print(&d);
+                }
+            }
+        }
         _ => {
             for r in &reports {
                 out::print(&report::text::liveness(r, a.witness));

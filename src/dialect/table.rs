@@ -626,6 +626,7 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
         },
         expect: Vec::new(),
         expect_liveness: Vec::new(),
+        hints: Default::default(),
         observe: Vec::new(),
         condition_label: None,
         queue_family,

@@ -270,3 +270,43 @@ pub fn lattice(models: &[(String, String)], pairs: &[Inclusion]) -> String {
         "    rankdir = BT;\n",
     )
 }
+
+/// A hang as a picture: the prefix and the loop as one witness (reads-from from the trace
+/// order), titled with where the loop starts and ends, and a note saying which threads spin,
+/// wait or are starved. `None` when the answer is not a hang.
+pub fn liveness(r: &crate::query::liveness::LivenessReport) -> Option<String> {
+    use crate::query::liveness::HangKind;
+    let kind = r.hang?;
+    let mut steps = r.prefix.clone();
+    steps.extend(r.cycle.iter().cloned());
+    let what = match (kind, r.cycle.first(), r.cycle.last()) {
+        (HangKind::Spin, Some(a), Some(b)) => {
+            format!("steps {} to {} repeat forever", a.step, b.step)
+        }
+        _ => "a deadlock: nobody can move".to_string(),
+    };
+    let mut g = witness(
+        &format!("{} under {}+{}", r.test, r.model, r.progress),
+        &format!(
+            "{} under {}, progress {}: {what}",
+            r.test, r.model, r.progress
+        ),
+        &steps,
+        None,
+    );
+    let roles: Vec<String> = r
+        .threads
+        .iter()
+        .map(|t| {
+            let at = t.line.map_or(String::new(), |l| format!(" (line {l})"));
+            format!("T{} {}{at}", t.thread, t.role)
+        })
+        .collect();
+    let note = format!(
+        "    roles [label = \"{}\" shape = note];\n}}\n",
+        quote(&roles.join("\n"))
+    );
+    g.truncate(g.trim_end().len() - 1);
+    g.push_str(&note);
+    Some(g)
+}

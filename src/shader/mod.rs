@@ -10,6 +10,7 @@
 //! every error with file:line:col in the shader's own lines.
 
 pub mod source;
+pub mod tla;
 
 use crate::syntax::ast::{Expectation, Operand, Prop};
 use crate::syntax::{Diagnostic, Diagnostics, Span};
@@ -213,6 +214,12 @@ fn naga_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnos
 
 /// GLSL -> SPIR-V with debug lines, through `glslangValidator` (Debian's `glslang-tools`).
 pub(crate) fn glslang(file: &str, path: &Path) -> Result<Vec<u8>, Diagnostics> {
+    glslang_for(file, path, "vulkan1.1")
+}
+
+/// As [`glslang`], for a target environment (`vulkan1.2` is SPIR-V 1.5, where a broadcast's
+/// lane may be dynamic, as the TLA+ artifact compiles).
+pub(crate) fn glslang_for(file: &str, path: &Path, env: &str) -> Result<Vec<u8>, Diagnostics> {
     let bare = |l: u32, m: String| Diagnostics(vec![Diagnostic::bare(file, l, 1, m)]);
     let out_path = std::env::temp_dir().join(format!(
         "tangle-{}-{}.spv",
@@ -221,7 +228,7 @@ pub(crate) fn glslang(file: &str, path: &Path) -> Result<Vec<u8>, Diagnostics> {
             .map_or("shader".into(), |s| s.to_string_lossy().to_string())
     ));
     let mut cmd = std::process::Command::new("glslangValidator");
-    cmd.args(["-V", "--target-env", "vulkan1.1", "-g"]);
+    cmd.args(["-V", "--target-env", env, "-g"]);
     if path.extension().is_some_and(|e| e == "glsl") {
         cmd.args(["-S", "comp"]);
     }

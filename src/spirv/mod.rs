@@ -96,13 +96,56 @@ pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagno
 pub fn load_glsl(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagnostics> {
     let file = path.display().to_string();
     let bytes = crate::input::read(path, max_bytes)?;
-    let spv = crate::shader::glslang(&file, path)?;
-    let words: Vec<u32> = spv
+    let source = String::from_utf8_lossy(&bytes).into_owned();
+    // The SIMT-Step TLA+ artifact's extensions: blanked before glslang, read into the launch.
+    let tla = crate::shader::tla::read(&source).map_err(|(line, m)| {
+        let t = Text::new(source.clone());
+        Diagnostics(vec![Diagnostic::new(
+            &file,
+            &source,
+            t.line_span(line, 1),
+            m,
+        )])
+    })?;
+    let Some(tla) = tla else {
+        let spv = crate::shader::glslang(&file, path)?;
+        return load_compiled(&file, &to_words(&spv), source, launch);
+    };
+    let ext = path
+        .extension()
+        .map_or("comp".into(), |e| e.to_string_lossy().to_string());
+    let tmp = std::env::temp_dir().join(format!(
+        "tangle-tla-{}-{}.{ext}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    std::fs::write(&tmp, &tla.text)
+        .map_err(|e| bare(&file, 1, format!("cannot write a temporary file: {e}")))?;
+    let spv = crate::shader::glslang_for(&file, &tmp, "vulkan1.2");
+    let _ = std::fs::remove_file(&tmp);
+    // The artifact's translator defaults: one lane per subgroup, two workgroups.
+    let mut launch = launch.clone();
+    launch.subgroup_size = launch.subgroup_size.or(tla.subgroup_size).or(Some(1));
+    launch.workgroups = launch.workgroups.or(tla.workgroups).or(Some(2));
+    if tla.asserts && launch.condition.is_none() {
+        launch.condition = Some(format!(
+            "exists ({}[0] == 1)",
+            crate::shader::tla::ASSERT_BUFFER
+        ));
+    }
+    let mut test = load_compiled(&file, &to_words(&spv?), source, &launch)?;
+    test.hints.model = tla.model.map(str::to_string);
+    test.hints.progress = tla.scheduler;
+    Ok(test)
+}
+
+fn to_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let source = String::from_utf8_lossy(&bytes).into_owned();
-    load_compiled(&file, &words, source, launch)
+        .collect()
 }
 
 /// WGSL, written as SPIR-V by naga with its lines: tangle analyses the blocks a Vulkan
@@ -954,6 +997,7 @@ fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, 
         condition,
         expect,
         expect_liveness: Vec::new(),
+        hints: Default::default(),
         observe,
         condition_label: label,
         queue_family: threads as u32,

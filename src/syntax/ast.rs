@@ -29,6 +29,10 @@ pub struct Test {
     pub expect: Vec<Expectation>,
     /// `expect-liveness PROGRESS live|violated, ...` lines (docs/progress.md).
     pub expect_liveness: Vec<LivenessExpectation>,
+    /// The execution and progress models the file itself names (the SIMT-Step TLA+
+    /// artifact's `tla_synchronization_id` and `#pragma scheduler`): `liveness` runs under
+    /// them when the command line names none.
+    pub hints: Hints,
     /// Locations observed besides those the condition names (a shader's `--observe`): they
     /// appear in every outcome.
     pub observe: Vec<Operand>,
@@ -248,6 +252,13 @@ impl Operand {
             }
         }
     }
+}
+
+/// Models a test file names for itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    pub model: Option<String>,
+    pub progress: Option<String>,
 }
 
 /// `expect-liveness [MODEL] PROGRESS live|violated, ...`

@@ -480,6 +480,7 @@ impl<'a> Parser<'a> {
             condition,
             expect: expect.clone().unwrap_or_default().0,
             expect_liveness: expect.unwrap_or_default().1,
+            hints: Default::default(),
             observe: Vec::new(),
             condition_label: None,
             queue_family: geometry.threads,
