@@ -337,6 +337,11 @@ pub struct LivenessArgs {
     /// Print the prefix and the repeated steps of each hang.
     #[arg(long)]
     pub witness: bool,
+    /// A Dartagnan liveness table (`path,1|0`: 1 when every execution terminates), such as
+    /// its VULKAN-Liveness-HSA-expected.csv; answers are compared with it instead of the
+    /// `expect-liveness` lines.
+    #[arg(long, value_name = "CSV")]
+    pub expected: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]

@@ -48,6 +48,7 @@ fn load_tests(
             Err(d) => status = status.and(out::diagnostics(&d)),
         }
     }
+    let mut warned = 0;
     for (i, t) in tests.iter().enumerate() {
         if let Some(first) = tests[..i].iter().find(|u| u.name == t.name) {
             let msg = format!(
@@ -59,9 +60,19 @@ fn load_tests(
                     "{msg}; an --expected table is keyed by test name, so rename one"
                 )));
             } else {
-                out::note(&format!("warning: {msg} (reports keep them apart by file)"));
+                // A generated suite reuses names across directories: a few lines say so.
+                warned += 1;
+                if warned <= 3 {
+                    out::note(&format!("warning: {msg} (reports keep them apart by file)"));
+                }
             }
         }
+    }
+    if warned > 3 {
+        out::note(&format!(
+            "warning: {} more test names are used twice (reports keep them apart by file)",
+            warned - 3
+        ));
     }
     (tests, status)
 }
@@ -396,6 +407,19 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         .with_timeout_ms(a.timeout)
         .with_max_memory_mib(Some(a.max_memory))
         .with_max_states(a.max_states);
+    let table = match &a.expected {
+        Some(p) => match Table::read(p, a.input.max_file_size) {
+            Ok(t) if t.by_path() => Some(t),
+            Ok(_) => {
+                return out::error(format!(
+                    "{}: a liveness table has Dartagnan's rows `path,1|0` (1: every execution terminates)",
+                    p.display()
+                ))
+            }
+            Err(d) => return out::diagnostics(&d.into()),
+        },
+        None => None,
+    };
     let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
     let bar = out::progress(tests.len() as u64, "liveness");
     let mut reports = Vec::new();
@@ -427,7 +451,12 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         for m in &models {
             for p in &progresses {
                 match query::liveness::liveness(t, m, p, &opts) {
-                    Ok(r) => reports.push(r),
+                    Ok(mut r) => {
+                        if let Some(table) = &table {
+                            r.expected = table.holds_for(&r.file);
+                        }
+                        reports.push(r)
+                    }
                     Err(e) => {
                         status =
                             status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())));
@@ -455,6 +484,7 @@ pub fn liveness(a: &LivenessArgs) -> Status {
             for r in &reports {
                 out::print(&report::text::liveness(r, a.witness));
             }
+            out::print(&report::text::liveness_summary(&reports));
         }
     }
     for r in &reports {

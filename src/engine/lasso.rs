@@ -53,7 +53,11 @@ pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Findin
     let Some(g) = &ex.graph else {
         return Finding::Unknown("the exploration kept no state graph".into());
     };
-    if let Some(s) = ex.stuck {
+    // A workgroup barrier some threads wait at while the rest have terminated or wait at
+    // another is undefined behaviour (barrier divergence); the waiting threads never pass
+    // it, so it is also a deadlock (as Dartagnan counts a barrier never completed).
+    let divergent = (0..g.ub.len()).find(|&s| g.ub[s]).map(|s| s as StateRef);
+    if let Some(s) = ex.stuck.or(divergent) {
         let t = &g.threads[s as usize];
         return Finding::Hang(Hang {
             prefix_to: s,

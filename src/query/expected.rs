@@ -173,7 +173,10 @@ impl Table {
             .lines()
             .enumerate()
             .map(|(i, l)| (i + 1, l.trim()))
-            .filter(|(_, l)| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
+            // `;` comments a row out, as Dartagnan's tables do.
+            .filter(|(_, l)| {
+                !l.is_empty() && !l.starts_with("//") && !l.starts_with('#') && !l.starts_with(';')
+            })
             .collect();
         let looks = |l: &str| {
             l.split_once(',')

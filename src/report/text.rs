@@ -461,7 +461,7 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
     };
     let mismatch = match r.matches_expectation() {
         Some(false) => format!(
-            " (expect-liveness says {})",
+            " (expected: {})",
             if r.expected == Some(true) {
                 "live"
             } else {
@@ -507,4 +507,31 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
         }
     }
     s
+}
+
+/// The last line of a liveness run: answers, how many an expectation checked, contradictions
+/// and unknowns.
+pub fn liveness_summary(reports: &[crate::query::liveness::LivenessReport]) -> String {
+    use crate::query::liveness::LiveVerdict;
+    let checked = reports
+        .iter()
+        .filter(|r| r.matches_expectation().is_some())
+        .count();
+    let wrong = reports
+        .iter()
+        .filter(|r| r.matches_expectation() == Some(false))
+        .count();
+    let unknown = reports
+        .iter()
+        .filter(|r| matches!(r.verdict, LiveVerdict::Unknown(_)))
+        .count();
+    let violated = reports
+        .iter()
+        .filter(|r| r.verdict == LiveVerdict::Violated)
+        .count();
+    format!(
+        "\n{} answers: {} live, {violated} violated, {unknown} unknown; {checked} checked against expectations, {wrong} contradict them\n",
+        reports.len(),
+        reports.len() - violated - unknown
+    )
 }
