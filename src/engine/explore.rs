@@ -134,8 +134,6 @@ pub struct StateGraph {
     pub cut: Vec<bool>,
     /// Per state: its successors were computed.
     pub expanded: Vec<bool>,
-    /// Per state: every thread has terminated.
-    pub finished: Vec<bool>,
     /// Per state: undefined behaviour is what ends it (no outcome, not a hang).
     pub ub: Vec<bool>,
     /// Per state: per thread, (terminated, has taken a visible step).
@@ -149,17 +147,6 @@ pub struct GraphEdge {
     /// Threads that moved, sorted.
     pub moved: Vec<u32>,
     pub steps: Vec<Step>,
-}
-
-impl StateGraph {
-    /// The number of places.
-    pub fn places(&self) -> usize {
-        self.place
-            .iter()
-            .map(|&p| p as usize + 1)
-            .max()
-            .unwrap_or(0)
-    }
 }
 
 impl Exploration {
@@ -461,7 +448,6 @@ fn explore_with<'p>(
             g.edges.push(Vec::new());
             g.enabled.push(Vec::new());
             g.cut.push(false);
-            g.finished.push(state.threads.iter().all(|t| t.done));
             g.ub.push(false);
             // A place already expanded: this state does what its first state did (later
             // iterations of the same loops), so the graph of places needs nothing more.
@@ -584,7 +570,7 @@ fn explore_with<'p>(
         // States never expanded (the search stopped first) have no entries yet.
         let n = result.visited.len();
         g.expanded.resize(n, false);
-        for v in [&mut g.cut, &mut g.finished, &mut g.ub] {
+        for v in [&mut g.cut, &mut g.ub] {
             v.resize(n, false);
         }
         g.edges.resize(n, Vec::new());

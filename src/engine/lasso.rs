@@ -35,9 +35,9 @@ pub enum Finding {
 pub struct Hang {
     /// The last state of the prefix (where the loop starts, or the deadlocked state).
     pub prefix_to: StateRef,
-    /// The loop: the states it passes through, in order, starting and ending in the place of
-    /// `prefix_to`; each consecutive pair is an edge of the graph. Empty for a deadlock.
-    pub cycle: Vec<StateRef>,
+    /// The loop: the edges of the graph it takes, in order, from the place of `prefix_to`
+    /// back to it (consecutive edges meet in a place). Empty for a deadlock.
+    pub cycle: Vec<(StateRef, StateRef)>,
     /// Threads that move on the loop.
     pub spinning: Vec<u32>,
     /// Threads that never move because they cannot (waiting at a barrier, a collective step,
@@ -240,21 +240,22 @@ impl PlaceGraph {
         }
         // Follow the walk from the earliest state of the start place, keeping to one concrete
         // path where the graph has it (any state of a place does what the others do).
-        let mut cur = self.members[&self.graph[start]][0];
-        let mut cycle = vec![cur];
+        let first = self.members[&self.graph[start]][0];
+        let mut cur = first;
+        let mut cycle = Vec::new();
         for &(s, t) in &walk {
             let want = g.place[t as usize];
-            let next = g.edges[cur as usize]
+            let edge = g.edges[cur as usize]
                 .iter()
                 .find(|e| g.place[e.to as usize] == want && e.moved == moved_on((s, t)))
-                .map_or(t, |e| e.to);
-            cycle.push(next);
-            cur = next;
+                .map_or((s, t), |e| (cur, e.to));
+            cycle.push(edge);
+            cur = edge.1;
         }
         let spinning: Vec<u32> = (0..threads as u32).filter(|&u| moves[u as usize]).collect();
         let live = |u: u32| !status[u as usize].0 && !moves[u as usize];
         Some(Hang {
-            prefix_to: cycle[0],
+            prefix_to: first,
             cycle,
             spinning,
             blocked: (0..threads as u32)

@@ -5,7 +5,7 @@
 //! forever. The Z3 engine has no liveness encoding yet: asking it is an error, not a verdict.
 
 use super::{compile, render_trace, Engine, Options, QueryError, TraceStep};
-use crate::engine::explore::{self, Exploration, ExploreOptions, StateRef};
+use crate::engine::explore::{self, Exploration, ExploreOptions};
 use crate::engine::lasso::{self, Finding, Hang};
 use crate::model::Model;
 use crate::progress::Progress;
@@ -170,15 +170,8 @@ fn describe(
     });
     r.prefix = render_trace(test, prog, &ex.trace_to(h.prefix_to));
     let mut steps = Vec::new();
-    for pair in h.cycle.windows(2) {
-        let (a, b): (StateRef, StateRef) = (pair[0], pair[1]);
-        // Consecutive states are joined by an edge, or (where the walk changed to another
-        // state of the same place) the edge between their places.
-        let edge = g.edges[a as usize]
-            .iter()
-            .find(|e| e.to == b)
-            .or_else(|| g.edges.iter().flatten().find(|e| e.to == b));
-        if let Some(e) = edge {
+    for &(a, b) in &h.cycle {
+        if let Some(e) = g.edges[a as usize].iter().find(|e| e.to == b) {
             steps.extend(e.steps.iter().cloned());
         }
     }
