@@ -1,10 +1,10 @@
 //! Runs Dartagnan's liveness suites unchanged against their published results.
 //!
-//! `cargo run --release --example dartagnan_liveness -- PATH/TO/Dat3M [--suite VULKAN-Liveness-Fair] [--progress fair] [--model SSO] [--unroll 16] [--table OUT.md] [--quiet]`
+//! `cargo run --release --example dartagnan_liveness -- PATH/TO/Dat3M [--suite VULKAN-Liveness-Fair] [--progress fair] [--model SSO] [--engine explore|smt] [--unroll 16] [--table OUT.md] [--quiet]`
 //!
 //! Reads `dartagnan/src/test/resources/SUITE-expected.csv` (`path,1|0`: 1 when every
 //! execution terminates, 0 when one can run forever; rows commented out with `;` are
-//! skipped, as Dartagnan skips them), runs `tangle liveness` (the explorer, SC memory) on each
+//! skipped, as Dartagnan skips them), runs `tangle liveness` (the explorer or Z3, SC memory) on each
 //! file and prints tangle's answer next to Dartagnan's, then the totals: agreements,
 //! disagreements, unknowns, refused files, the median and total time. The progress model
 //! defaults to the suite's (`-Fair`, `-HSA`, `-OBE`, `-HSA_OBE`, `-LOBE`; fair for PTX).
@@ -31,6 +31,9 @@ struct Args {
     /// The SIMT-Step execution model.
     #[arg(long, default_value = "SSO")]
     model: String,
+    /// The engine: explore (state-graph cycles) or smt (the spin-loop reduction).
+    #[arg(long, default_value = "explore")]
+    engine: String,
     /// Loop bound (iterations of each thread's block loop).
     #[arg(long, default_value_t = 16)]
     unroll: u32,
@@ -74,8 +77,16 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(2)
     });
+    let engine = match args.engine.as_str() {
+        "explore" => Engine::Explore,
+        "smt" => Engine::Smt,
+        other => {
+            eprintln!("--engine: explore or smt, not {other}");
+            std::process::exit(2)
+        }
+    };
     let opts = Options::default()
-        .with_engine(Engine::Explore)
+        .with_engine(engine)
         .with_unroll(args.unroll)
         .with_timeout_ms(Some(args.timeout));
     let (mut agree, mut differ, mut unknown, mut refused) = (0, 0, 0, 0);
@@ -154,7 +165,7 @@ fn main() {
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "{} under {}+{} (explorer, SC, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
+        "{} under {}+{} ({engine}, SC, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
         args.suite,
         model.name,
         progress.name(),

@@ -320,7 +320,8 @@ pub struct LivenessArgs {
     pub progress: Vec<String>,
     #[command(flatten)]
     pub unroll: UnrollArg,
-    /// The engine: explore (the state graph's cycles). Z3 has no liveness encoding yet.
+    /// The engine: explore (the state graph's cycles) or smt (the spin-loop reduction, for
+    /// loops whose steps run alone; see docs/progress.md).
     #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
     pub engine: EngineArg,
     /// Time budget per test in milliseconds.

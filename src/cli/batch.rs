@@ -1,7 +1,7 @@
 //! `check`, `outcomes`, `compare` and `thin-air`: read tests, run them under models, print, and
 //! judge the run against its expectations (the `expect` lines or an --expected table).
 
-use super::args::{Common, EngineArg, Format, LivenessArgs, ThinAirArgs};
+use super::args::{Common, Format, LivenessArgs, ThinAirArgs};
 use super::out::{self, Status};
 use std::path::PathBuf;
 use tangle::model::Model;
@@ -392,11 +392,6 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         Ok(p) => p,
         Err(e) => return out::error(format!("--progress: {e}")),
     };
-    if matches!(a.engine, EngineArg::Smt) {
-        return out::error(
-            "liveness runs on the explorer only: Z3 has no liveness encoding yet (--engine explore)",
-        );
-    }
     let launch = match a.shader.launch() {
         Ok(l) => l,
         Err(e) => return out::error(e),

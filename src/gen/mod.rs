@@ -37,6 +37,7 @@
 //!   may be unreachable. Engines are compared on outcome sets, which do not depend on it.
 
 pub mod cts;
+pub mod spin;
 
 use crate::vocab::{AtomicOp, LocalFn, RedOp, SgOp};
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,12 +1,16 @@
 //! Can a test run forever? The liveness question under a progress model (docs/progress.md).
 //!
-//! The explorer keeps its whole state graph ([`ExploreOptions::liveness`]) and
-//! [`crate::engine::lasso`] looks in it for a deadlock or a loop the progress model lets run
-//! forever. The Z3 engine has no liveness encoding yet: asking it is an error, not a verdict.
+//! Two engines answer it. The explorer keeps its whole state graph
+//! ([`ExploreOptions::liveness`]) and [`crate::engine::lasso`] looks in it for a deadlock or a
+//! loop the progress model lets run forever. The Z3 engine uses the spin-loop reduction
+//! ([`crate::engine::smt::liveness::decide`]): a state of the unrolled program where every thread has
+//! terminated, waits for good, or can repeat a loop iteration that changes nothing.
 
 use super::{compile, render_trace, Engine, Options, QueryError, TraceStep};
 use crate::engine::explore::{self, Exploration, ExploreOptions};
 use crate::engine::lasso::{self, Finding, Hang};
+use crate::engine::smt::contain;
+use crate::engine::smt::liveness::{SmtHang, SmtLiveness, SmtRole};
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::syntax::ast;
@@ -116,15 +120,24 @@ pub fn liveness(
         states: 0,
         millis: 0.0,
     };
-    report.verdict = if opts.engine == Engine::Smt {
-        LiveVerdict::Unknown(
-            "the Z3 engine has no liveness encoding yet; use --engine explore".into(),
-        )
-    } else if opts.memory.is_some() {
+    report.verdict = if opts.memory.is_some() {
         LiveVerdict::Unknown(
             "liveness is decided under sequentially consistent memory only (--memory-model sc)"
                 .into(),
         )
+    } else if opts.engine == Engine::Smt {
+        let so = opts.smt_options();
+        let answer = contain(so.max_memory_mib, || {
+            crate::engine::smt::liveness::decide(&prog, model, progress, &so)
+        });
+        match answer {
+            Err(why) | Ok(SmtLiveness::Unknown(why)) => LiveVerdict::Unknown(why),
+            Ok(SmtLiveness::Live) => LiveVerdict::Live,
+            Ok(SmtLiveness::Hang(h)) => {
+                describe_smt(&mut report, test, &prog, &h);
+                LiveVerdict::Violated
+            }
+        }
     } else {
         let eo = ExploreOptions {
             max_states: opts.max_states,
@@ -149,6 +162,57 @@ pub fn liveness(
     };
     report.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// Fills the witness of a hang the Z3 engine found.
+fn describe_smt(r: &mut LivenessReport, test: &ast::Test, prog: &crate::ir::Program, h: &SmtHang) {
+    let spins = h.roles.iter().any(|(role, _)| *role == SmtRole::Spins);
+    r.hang = Some(if spins {
+        HangKind::Spin
+    } else {
+        HangKind::Deadlock
+    });
+    r.prefix = render_trace(test, prog, &h.prefix);
+    let mut cycle = render_trace(test, prog, &h.cycle);
+    let offset = r.prefix.len();
+    for s in &mut cycle {
+        s.step += offset;
+    }
+    r.cycle = cycle;
+    for (t, (role, at)) in h.roles.iter().enumerate() {
+        let role = match role {
+            SmtRole::Spins => "spins",
+            SmtRole::Blocked => "blocked",
+            SmtRole::Starved => "starved",
+            SmtRole::Terminated => "terminated",
+        };
+        let (at, line) = position(prog, *at);
+        r.threads.push(ThreadRole {
+            thread: t as u32,
+            role,
+            at,
+            line,
+        });
+    }
+}
+
+/// A position's block name and source line.
+fn position(
+    prog: &crate::ir::Program,
+    pos: Option<(crate::ir::BlockId, u32)>,
+) -> (Option<String>, Option<u32>) {
+    match pos {
+        Some((b, pc)) => {
+            let block = &prog.blocks[b as usize];
+            let line = match pc {
+                0 => block.span.line,
+                p if (p as usize) <= block.instrs.len() => block.instrs[p as usize - 1].span.line,
+                _ => block.term_span.line,
+            };
+            (Some(block.name()), Some(line))
+        }
+        None => (None, None),
+    }
 }
 
 /// Fills the witness of a hang: the prefix, the loop, and what each thread does.
@@ -191,21 +255,7 @@ fn describe(
         } else {
             "terminated"
         };
-        let pos = ex.position(h.prefix_to, t);
-        let (at, line) = match pos {
-            Some((b, pc)) => {
-                let block = &prog.blocks[b as usize];
-                let line = match pc {
-                    0 => block.span.line,
-                    p if (p as usize) <= block.instrs.len() => {
-                        block.instrs[p as usize - 1].span.line
-                    }
-                    _ => block.term_span.line,
-                };
-                (Some(block.name()), Some(line))
-            }
-            None => (None, None),
-        };
+        let (at, line) = position(prog, ex.position(h.prefix_to, t));
         r.threads.push(ThreadRole {
             thread: t,
             role,

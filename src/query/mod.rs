@@ -127,6 +127,7 @@ impl Options {
             max_outcomes: self.max_outcomes,
             time_bits: self.time_bits,
             memory: self.memory.clone(),
+            liveness: false,
         }
     }
     pub fn with_time_bits(mut self, bits: u32) -> Self {

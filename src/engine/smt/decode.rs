@@ -13,6 +13,16 @@ use z3::ast::{Bool, BV};
 impl<'p> Encoding<'p> {
     /// Turns a Z3 model into a witness trace: events ordered by time, collective groups merged.
     pub(super) fn decode(&self, model: &z3::Model, m: &Model) -> Vec<Step> {
+        self.decode_before(model, m, None)
+    }
+
+    /// As [`Encoding::decode`], keeping only the events before time `until` when given.
+    pub(super) fn decode_before(
+        &self,
+        model: &z3::Model,
+        m: &Model,
+        until: Option<i64>,
+    ) -> Vec<Step> {
         let prog = self.prog;
         let mut events: Vec<(i64, u32, BlockId, u32)> = Vec::new();
         for t in 0..prog.layout.threads {
@@ -29,6 +39,9 @@ impl<'p> Encoding<'p> {
                     let ts = self.ts[t as usize][b][pos as usize]
                         .eval(model)
                         .unwrap_or(0);
+                    if until.is_some_and(|u| ts >= u) {
+                        continue;
+                    }
                     events.push((ts, t, b as BlockId, pos));
                 }
             }

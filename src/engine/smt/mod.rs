@@ -28,6 +28,7 @@
 
 mod cat;
 mod decode;
+pub mod liveness;
 mod memory;
 mod paths;
 mod relaxed;
@@ -64,6 +65,9 @@ pub struct SmtOptions {
     pub time_bits: u32,
     /// A relaxed memory model (cat), judged symbolically; `None`: sequentially consistent.
     pub memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
+    /// Keep what the liveness question needs ([`liveness`]): the registers at every loop
+    /// header and the event of each undefined behaviour.
+    pub liveness: bool,
 }
 
 impl Default for SmtOptions {
@@ -74,6 +78,7 @@ impl Default for SmtOptions {
             max_outcomes: 256,
             time_bits: 0,
             memory: None,
+            liveness: false,
         }
     }
 }
@@ -170,6 +175,11 @@ pub struct Encoding<'p> {
         std::cell::RefCell<Option<(BTreeSet<(Kind, Class)>, HashMap<(u32, BlockId, u32), Time>)>>,
     /// A relaxed memory model's events, relations and axioms ([`relaxed`]); `None`: SC.
     relaxed: Option<relaxed::Relaxed>,
+    /// Liveness ([`SmtOptions::liveness`]): each thread's registers on entering each loop
+    /// header instance, and the event (thread, block, position) of each entry of `ub`.
+    liveness: bool,
+    header_regs: HashMap<(u32, BlockId), Vec<BV>>,
+    ub_at: HashMap<usize, (u32, BlockId, u32)>,
 }
 
 /// Most milliseconds the difference-logic solver gets per call before the default solver
@@ -307,6 +317,9 @@ impl<'p> Encoding<'p> {
             gave_up: std::cell::RefCell::new(None),
             deferred: std::cell::RefCell::new(None),
             relaxed: None,
+            liveness: opts.liveness,
+            header_regs: HashMap::new(),
+            ub_at: HashMap::new(),
         };
         let budget = enc.building.clone();
         let lazy = used.contains(&(Kind::Sgop, Class::Lazy));

@@ -97,6 +97,9 @@ impl<'p> Encoding<'p> {
                         self.assert(&ts[k].lt(&ts[k + 1]));
                     }
                 }
+                if self.liveness && block.role == crate::ir::cfg::Role::LoopHeader {
+                    self.header_regs.insert((t as u32, bid), regs.clone());
+                }
                 self.inb[t].push(in_b.clone());
                 self.ts[t].push(ts);
                 self.prev_label[t].push(prev);
@@ -115,7 +118,9 @@ impl<'p> Encoding<'p> {
                 }
                 for (t, l) in live.iter_mut().enumerate() {
                     let Some(l) = l else { continue };
+                    let before = self.ub.len();
                     self.instr(t as u32, bid, pos, &opt, l, lazy);
+                    self.ub_at_event(before, t as u32, bid, pos);
                 }
             }
             // The terminator.
@@ -140,8 +145,10 @@ impl<'p> Encoding<'p> {
                             cond.regs(&mut rs);
                             self.after_ready(&l.on, &term_ts, &rs, &l.ready);
                         }
+                        let before = self.ub.len();
                         let mut d = Z3Dom::new(&l.regs, t as u32, prog, &l.on, &mut self.ub);
                         let v = eval::eval(&mut d, cond);
+                        self.ub_at_event(before, t as u32, bid, n + 1);
                         let c = not(&eq(&v, &bv(0)));
                         out.push((*then_to, and(&[&l.on, &c])));
                         out.push((*else_to, and(&[&l.on, &not(&c)])));
@@ -163,6 +170,16 @@ impl<'p> Encoding<'p> {
             }
         }
         Ok((finals, resolve))
+    }
+
+    /// Liveness: the undefined behaviour recorded since `before` happens at this event (a hang
+    /// must reach its loop without any).
+    fn ub_at_event(&mut self, before: usize, t: u32, b: BlockId, pos: u32) {
+        if self.liveness {
+            for i in before..self.ub.len() {
+                self.ub_at.insert(i, (t, b, pos));
+            }
+        }
     }
 
     /// One thread's non-collective instruction: local arithmetic or a memory access.
@@ -285,8 +302,10 @@ impl<'p> Encoding<'p> {
                             let reads = prog.blocks[b as usize].instrs[pos as usize - 1].op.reads();
                             self.after_ready(&on, ev, &reads, &l.ready);
                         }
+                        let before = self.ub.len();
                         let mut d = Z3Dom::new(&l.regs, t, prog, &on, &mut self.ub);
                         argv.push(args.iter().map(|e| eval::eval(&mut d, e)).collect());
+                        self.ub_at_event(before, t, b, pos);
                         members.push(on);
                     }
                     None => {
@@ -312,6 +331,7 @@ impl<'p> Encoding<'p> {
                 if is_false(&members[j]) {
                     continue;
                 }
+                let before = self.ub.len();
                 let mut d = Z3Dom {
                     regs: &[],
                     tid: t,
@@ -324,6 +344,7 @@ impl<'p> Encoding<'p> {
                     args: &argv,
                 };
                 let v = eval::sgop_result(&mut d, *op, &inp, t - base);
+                self.ub_at_event(before, t, b, pos);
                 let res = if !self.present.is_empty() {
                     // Template mode: defined everywhere, so it is a function of the choices.
                     let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);

@@ -1,0 +1,750 @@
+//! Can a test run forever? The Z3 engine's answer: the spin-loop reduction
+//! (docs/progress.md, "The Z3 engine").
+//!
+//! The encoding describes finite executions of the unrolled program, so an infinite one is
+//! found through a finite state it can repeat. A *horizon* H cuts an execution: the events
+//! before H happened, those after are only a consistent completion, never observed. At H
+//! every thread is
+//! - *terminated*: it returned before H;
+//! - *spinning*: it stands at the label of a loop header whose previous iteration wrote
+//!   nothing (or only what the cell held), entered the header with the registers it had
+//!   entered the previous one with, and read only values no one overwrote before H; it can
+//!   run that iteration again forever;
+//! - *blocked*: its next step waits (a collective or synchronous step, a subgroup op, a
+//!   barrier) for a lane or a thread that has not arrived and does not move;
+//! - *starved*: none of these; it could move but the loop does not run it.
+//!
+//! A hang is a horizon where some thread has not terminated and the progress model accepts
+//! the statuses ([`Progress::fair`], the explorer's rule, asked once per candidate vector of
+//! statuses). No hang is *live* only when the bound hid nothing: no execution reaches a loop's
+//! cut after an iteration that changed the thread's state. An execution that repeats
+//! state-preserving iterations can drop them, so an infinite execution either leaves a
+//! spinning state within the bound or takes ever more state-changing iterations and reaches
+//! the cut after one.
+//!
+//! The argument needs loops whose steps run alone (under SSO: no subgroup op or barrier in a
+//! loop): a spinning thread then never waits, and threads waiting after its loop see it
+//! undecided whatever iteration it is in. Where that does not hold the answer is `unknown`,
+//! with why; the explorer decides those.
+
+use super::decode::model_bool;
+use super::terms::{and, eq, implies, is_false, is_true, not, or};
+use super::time::Time;
+use super::{Answer, Encoding, SmtOptions};
+use crate::budget::Exhausted;
+use crate::engine::trace::Step;
+use crate::eval::UbKind;
+use crate::ir::cfg::{LoopId, Role};
+use crate::ir::unroll::Term;
+use crate::ir::{BlockId, Op, Program, Target};
+use crate::model::Model;
+use crate::progress::{Progress, ThreadStatus};
+use crate::vocab::{Class, Kind, Members};
+use std::collections::HashMap;
+use z3::ast::Bool;
+
+/// The most iterations a spin may take to come back to the same state (a loop over basic
+/// blocks, as Dartagnan's litmus threads become, spins through several blocks). A longer
+/// period is not missed: it leaves the bound check unanswered (`unknown`).
+const MAX_PERIOD: u32 = 8;
+
+/// Most milliseconds the hang search gets once the bound is known to hide something (then
+/// it can only turn `unknown` into `violated`).
+const HANG_SHARE_MS: u32 = 5000;
+
+/// Up to this many threads, every vector of statuses is put to the progress model up front
+/// (8^n of them); beyond, candidate hangs are asked for one at a time.
+const MAX_ENUMERATED_THREADS: usize = 5;
+
+/// Most candidate hangs the progress model may reject before the answer is `unknown`.
+const MAX_CANDIDATES: usize = 256;
+
+/// A thread's part in a hang found by the Z3 engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmtRole {
+    Terminated,
+    Spins,
+    Blocked,
+    Starved,
+}
+
+/// A hang: the execution up to the horizon, the iterations repeated from there, and each
+/// thread's role with where it stands (block, position) at the horizon.
+#[derive(Clone, Debug)]
+pub struct SmtHang {
+    pub prefix: Vec<Step>,
+    pub cycle: Vec<Step>,
+    pub roles: Vec<(SmtRole, Option<(BlockId, u32)>)>,
+}
+
+/// The Z3 engine's liveness answer.
+#[derive(Clone, Debug)]
+pub enum SmtLiveness {
+    Live,
+    Hang(SmtHang),
+    Unknown(String),
+}
+
+/// The class a kind takes under `m` (barriers are always collective).
+fn class_of(m: &Model, k: Kind) -> Class {
+    if k == Kind::Barrier {
+        Class::Collective
+    } else {
+        m.class(k)
+    }
+}
+
+/// Does the step of kind `k` wait for other lanes under `m`?
+fn waits(m: &Model, k: Kind) -> bool {
+    k != Kind::Local && class_of(m, k).rule().members != Members::Alone
+}
+
+/// Why the reduction cannot decide `m` on `prog`, if it cannot.
+pub fn reduction_applies(prog: &Program, m: &Model) -> Result<(), String> {
+    for k in Kind::MODELLED {
+        let c = m.class(k);
+        if matches!(c, Class::Lazy | Class::Speculative | Class::Symbolic) {
+            return Err(format!(
+                "the Z3 engine's spin-loop reduction does not cover {} {} steps (under {}); \
+                 use --engine explore",
+                c.name(),
+                k.name(),
+                m.name
+            ));
+        }
+    }
+    for block in &prog.blocks {
+        if prog.cfg.blocks[block.sblock].loops.is_empty() {
+            continue;
+        }
+        let waiting = if waits(m, Kind::Label) || waits(m, Kind::Branch) {
+            Some(block.span.line)
+        } else {
+            block
+                .instrs
+                .iter()
+                .find(|i| matches!(i.op, Op::WorkgroupBarrier) || waits(m, i.op.kind()))
+                .map(|i| i.span.line)
+        };
+        if let Some(line) = waiting {
+            return Err(format!(
+                "the Z3 engine's spin-loop reduction needs loops whose steps run alone, and \
+                 under {} the loop step at line {line} waits for other threads; use --engine \
+                 explore",
+                m.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The statuses at the horizon, one Boolean per thread each.
+struct Statuses {
+    horizon: Time,
+    term: Vec<Bool>,
+    spin: Vec<Bool>,
+    blocked: Vec<Bool>,
+    started: Vec<Bool>,
+    /// Per thread: each window of iterations it may spin on (its blocks), with the condition.
+    spins_at: Vec<Vec<(Bool, Vec<BlockId>)>>,
+    /// Some thread has not terminated.
+    hang: Bool,
+    /// Some thread reaches a cut in an execution where no window of iterations (of any
+    /// thread) left its thread as it found it.
+    bound_hit: Bool,
+}
+
+/// Does every execution of `prog` under `m` terminate when scheduled as `progress` allows?
+///
+/// Two questions, each on an encoding of its own (a solver that gave up is not asked again):
+/// first whether the bound may hide a hang (an execution reaches a cut with no window of
+/// iterations that changed nothing), then whether there is a fair hang. When the bound is
+/// hit the answer is `violated` or `unknown`, so the hang search then gets a share of the
+/// time only: proving that no hang exists would not make the answer `live`.
+pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions) -> SmtLiveness {
+    if let Err(why) = reduction_applies(prog, m) {
+        return SmtLiveness::Unknown(why);
+    }
+    let start = std::time::Instant::now();
+    let opts = SmtOptions {
+        liveness: true,
+        ..opts.clone()
+    };
+    let models = std::slice::from_ref(m);
+    let hidden = match Encoding::new(prog, models, &opts) {
+        Err(e) => return SmtLiveness::Unknown(e.to_string()),
+        Ok(enc) => enc.bound_hidden(m),
+    };
+    let left = opts.timeout_ms.map(|ms| {
+        (ms as u128)
+            .saturating_sub(start.elapsed().as_millis())
+            .max(1) as u32
+    });
+    let cap = match &hidden {
+        Answer::No => None,
+        _ => Some(left.map_or(HANG_SHARE_MS, |ms| (ms / 2).clamp(1, HANG_SHARE_MS))),
+    };
+    let opts = SmtOptions {
+        timeout_ms: match (left, cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        ..opts
+    };
+    let hang = match Encoding::new(prog, models, &opts) {
+        Err(e) => return SmtLiveness::Unknown(e.to_string()),
+        Ok(enc) => enc.hang(m, progress),
+    };
+    match (hang, hidden) {
+        (SmtLiveness::Hang(h), _) => SmtLiveness::Hang(h),
+        (SmtLiveness::Unknown(why), Answer::No) => SmtLiveness::Unknown(why),
+        (_, Answer::Unknown(why)) => SmtLiveness::Unknown(why),
+        (_, Answer::Yes(why)) => SmtLiveness::Unknown(why),
+        (SmtLiveness::Live, Answer::No) => SmtLiveness::Live,
+    }
+}
+
+impl<'p> Encoding<'p> {
+    /// Is there a hang the progress model accepts? (`Live` here means: none.)
+    fn hang(&self, m: &Model, progress: &Progress) -> SmtLiveness {
+        debug_assert!(self.liveness, "built with SmtOptions::liveness");
+        let st = match self.statuses(m) {
+            Ok(s) => s,
+            Err(e) => return SmtLiveness::Unknown(e.to_string()),
+        };
+        let lay = self.prog.layout;
+        let threads = lay.threads as usize;
+        let l_hang = Bool::fresh_const("query_hang");
+        self.assert(&implies(&l_hang, &st.hang));
+        let mut rejected: Vec<Bool> = Vec::new();
+        // Few threads: the progress model's verdict on every vector of statuses, asked once
+        // each, becomes a constraint, and one solver call answers.
+        if threads <= MAX_ENUMERATED_THREADS {
+            let fair = self.fair_vectors(&st, progress);
+            let l = Bool::fresh_const("query_fair");
+            self.assert(&implies(&l, &fair));
+            rejected.push(l);
+        }
+        for _ in 0..MAX_CANDIDATES {
+            let mut a = self.model_lits(m);
+            a.push(l_hang.clone());
+            a.extend(rejected.iter().cloned());
+            let model = match self.check(&a) {
+                Answer::No => return SmtLiveness::Live,
+                Answer::Unknown(why) => return SmtLiveness::Unknown(why),
+                Answer::Yes(model) => model,
+            };
+            let get = |v: &[Bool], t: usize| model_bool(&model, &v[t]);
+            let status: Vec<ThreadStatus> = (0..threads)
+                .map(|t| ThreadStatus {
+                    terminated: get(&st.term, t),
+                    started: get(&st.started, t),
+                    blocked: get(&st.blocked, t),
+                    moves: get(&st.spin, t),
+                    waits: get(&st.blocked, t),
+                })
+                .collect();
+            if progress
+                .fair(&|r, d| lay.scope_members(r, d), &status)
+                .is_some()
+            {
+                return SmtLiveness::Hang(self.hang_witness(&model, m, &st, &status));
+            }
+            // Not fair: ask for another vector of statuses.
+            let same: Vec<Bool> = (0..threads)
+                .flat_map(|t| {
+                    let s = status[t];
+                    [
+                        (&st.term[t], s.terminated),
+                        (&st.started[t], s.started),
+                        (&st.blocked[t], s.blocked),
+                        (&st.spin[t], s.moves),
+                    ]
+                    .map(|(v, b)| if b { v.clone() } else { not(v) })
+                })
+                .collect();
+            let refs: Vec<&Bool> = same.iter().collect();
+            let r = Bool::fresh_const("reject_statuses");
+            self.assert(&implies(&r, &not(&and(&refs))));
+            rejected.push(r);
+        }
+        SmtLiveness::Unknown(format!(
+            "the progress model rejected {MAX_CANDIDATES} candidate hangs and more remain"
+        ))
+    }
+
+    /// The statuses `progress` accepts, as a formula over the status variables: every
+    /// combination (per thread: terminated, spinning, blocked or starved, started or not) is
+    /// put to [`Progress::fair`].
+    fn fair_vectors(&self, st: &Statuses, progress: &Progress) -> Bool {
+        let lay = self.prog.layout;
+        let n = lay.threads as usize;
+        // Per thread and combination: (role 0..4, started) and its literal.
+        let combos: Vec<Vec<(ThreadStatus, Bool)>> = (0..n)
+            .map(|t| {
+                let mut v = Vec::new();
+                for role in 0..4 {
+                    for started in [false, true] {
+                        let status = ThreadStatus {
+                            terminated: role == 0,
+                            moves: role == 1,
+                            blocked: role == 2,
+                            waits: role == 2,
+                            started,
+                        };
+                        let lit = |x: &Bool, on: bool| if on { x.clone() } else { not(x) };
+                        let conj = [
+                            lit(&st.term[t], role == 0),
+                            lit(&st.spin[t], role == 1),
+                            lit(&st.blocked[t], role == 2),
+                            lit(&st.started[t], started),
+                        ];
+                        let refs: Vec<&Bool> = conj.iter().collect();
+                        v.push((status, and(&refs)));
+                    }
+                }
+                v
+            })
+            .collect();
+        let mut accepted = Vec::new();
+        let mut pick = vec![0usize; n];
+        loop {
+            let status: Vec<ThreadStatus> = (0..n).map(|t| combos[t][pick[t]].0).collect();
+            if !status.iter().all(|s| s.terminated)
+                && progress
+                    .fair(&|r, d| lay.scope_members(r, d), &status)
+                    .is_some()
+            {
+                let refs: Vec<&Bool> = (0..n).map(|t| &combos[t][pick[t]].1).collect();
+                accepted.push(and(&refs));
+            }
+            // The next combination, odometer style.
+            let mut t = 0;
+            while t < n {
+                pick[t] += 1;
+                if pick[t] < combos[t].len() {
+                    break;
+                }
+                pick[t] = 0;
+                t += 1;
+            }
+            if t == n {
+                break;
+            }
+        }
+        or(&accepted)
+    }
+
+    /// Can the bound hide a hang? `Yes(why)` when an execution reaches a loop's cut though no
+    /// window of iterations of any thread left it as it found it.
+    fn bound_hidden(&self, m: &Model) -> Answer<String> {
+        let st = match self.statuses(m) {
+            Ok(s) => s,
+            Err(e) => return Answer::Unknown(e.to_string()),
+        };
+        if is_false(&st.bound_hit) {
+            return Answer::No;
+        }
+        let l = Bool::fresh_const("query_bound");
+        self.assert(&implies(&l, &st.bound_hit));
+        let mut a = self.model_lits(m);
+        a.push(l);
+        match self.check(&a) {
+            Answer::No => Answer::No,
+            Answer::Unknown(why) => Answer::Unknown(why),
+            Answer::Yes(model) => {
+                let prog = self.prog;
+                let at = (0..prog.layout.threads as usize)
+                    .flat_map(|t| (0..prog.blocks.len()).map(move |b| (t, b)))
+                    .find(|&(t, b)| {
+                        self.edges[t][b]
+                            .iter()
+                            .any(|(to, c)| *to == Target::Cut && model_bool(&model, c))
+                    });
+                let place = at.map_or(String::new(), |(t, b)| {
+                    let block = &prog.blocks[b];
+                    format!(" (T{t} at {}, line {})", block.name(), block.span.line)
+                });
+                Answer::Yes(format!(
+                    "a loop reaches its bound (--unroll {}) in an execution where no \
+                     iteration comes back to the state it started from{place}: a larger \
+                     --unroll may decide, or the loop changes state forever (the explorer \
+                     decides those that repeat a state)",
+                    prog.unroll
+                ))
+            }
+        }
+    }
+
+    /// The time before which event `pos` of thread `t` in block `b` is ready: its previous
+    /// event (for a label, the branch into the block).
+    fn prev_event(&self, t: usize, b: BlockId, pos: u32) -> Time {
+        if pos == 0 {
+            self.prev_label[t][b as usize].clone()
+        } else {
+            self.ts[t][b as usize][self.prev_pos(b, pos) as usize].clone()
+        }
+    }
+
+    /// Thread `t` stands before event `pos` of `b` at `h`: it took the previous one, not this.
+    fn at_event(&self, t: usize, b: BlockId, pos: u32, h: &Time) -> Bool {
+        and(&[
+            &self.inb[t][b as usize],
+            &self.prev_event(t, b, pos).lt(h),
+            &self.ts[t][b as usize][pos as usize].ge(h),
+        ])
+    }
+
+    /// Builds the horizon, the statuses and the bound condition.
+    fn statuses(&self, m: &Model) -> Result<Statuses, Exhausted> {
+        let prog = self.prog;
+        let lay = prog.layout;
+        let budget = &self.building;
+        let nt = lay.threads as usize;
+        let h = self.time_var("horizon".into());
+
+        // Before the horizon, the execution is one of the program itself: no thread is cut
+        // (the cut's leaving event is never), passes a workgroup barrier without its whole
+        // workgroup, or meets undefined behaviour.
+        for t in 0..nt {
+            for (b, block) in prog.blocks.iter().enumerate() {
+                budget.check("encoding the liveness horizon")?;
+                if is_false(&self.inb[t][b]) {
+                    continue;
+                }
+                let term = &self.ts[t][b][block.instrs.len() + 1];
+                for (to, c) in &self.edges[t][b] {
+                    if *to == Target::Cut {
+                        self.assert(&implies(c, &term.ge(&h)));
+                    }
+                }
+                for (i, ins) in block.instrs.iter().enumerate() {
+                    if matches!(ins.op, Op::WorkgroupBarrier) {
+                        let all: Vec<&Bool> = lay
+                            .workgroup_threads(lay.workgroup_of(t as u32))
+                            .map(|w| &self.inb[w as usize][b])
+                            .collect();
+                        let passed = and(&[&self.inb[t][b], &self.ts[t][b][i + 1].lt(&h)]);
+                        self.assert(&implies(&passed, &and(&all)));
+                    }
+                }
+            }
+        }
+        for (i, (kind, c)) in self.ub.iter().enumerate() {
+            if *kind == UbKind::BarrierDivergence {
+                continue;
+            }
+            if let Some(&(t, b, pos)) = self.ub_at.get(&i) {
+                let when = &self.ts[t as usize][b as usize][pos as usize];
+                self.assert(&not(&and(&[c, &when.lt(&h)])));
+            }
+        }
+
+        // The iterations: blocks grouped by (loop, iteration vector up to that loop).
+        let mut iterations: HashMap<(LoopId, Vec<u32>), Vec<BlockId>> = HashMap::new();
+        let mut headers: HashMap<(usize, Vec<u32>), BlockId> = HashMap::new();
+        for (b, block) in prog.blocks.iter().enumerate() {
+            let loops = &prog.cfg.blocks[block.sblock].loops;
+            for (d, &l) in loops.iter().enumerate() {
+                if d < block.iters.len() {
+                    iterations
+                        .entry((l, block.iters[..=d].to_vec()))
+                        .or_default()
+                        .push(b as BlockId);
+                }
+            }
+            if block.role == Role::LoopHeader {
+                headers.insert((block.sblock, block.iters.clone()), b as BlockId);
+            }
+        }
+        let mut by_thread_block: HashMap<(u32, BlockId), Vec<usize>> = HashMap::new();
+        for (i, e) in self.mem.iter().enumerate() {
+            by_thread_block
+                .entry((e.thread, e.block))
+                .or_default()
+                .push(i);
+        }
+        // The header entered `k` iterations before `hb`, and the blocks of those iterations.
+        let earlier = |hb: BlockId, k: u32| -> Option<(BlockId, Vec<BlockId>)> {
+            let block = &prog.blocks[hb as usize];
+            let l = *prog.cfg.blocks[block.sblock].loops.last()?;
+            let mut iters = block.iters.clone();
+            let now = *iters.last()?;
+            let first = now.checked_sub(k)?;
+            let mut blocks = Vec::new();
+            for i in first..now {
+                *iters.last_mut()? = i;
+                blocks.extend(iterations.get(&(l, iters.clone()))?);
+            }
+            *iters.last_mut()? = first;
+            Some((*headers.get(&(block.sblock, iters))?, blocks))
+        };
+        // The iterations from header `hp` to header `hb` left thread `t` as they found it.
+        let noop = |t: usize, hp: BlockId, hb: BlockId, blocks: &[BlockId]| -> Bool {
+            let (Some(now), Some(then)) = (
+                self.header_regs.get(&(t as u32, hb)),
+                self.header_regs.get(&(t as u32, hp)),
+            ) else {
+                return Bool::from_bool(false);
+            };
+            let mut cs: Vec<Bool> = vec![self.inb[t][hb as usize].clone()];
+            cs.extend(now.iter().zip(then).map(|(a, b)| eq(a, b)));
+            for b in blocks {
+                for &i in by_thread_block.get(&(t as u32, *b)).into_iter().flatten() {
+                    let e = &self.mem[i];
+                    match (&e.read, &e.write) {
+                        (_, None) => {}
+                        (Some(old), Some(new)) => cs.push(implies(&e.guard, &eq(old, new))),
+                        (None, Some(_)) => cs.push(not(&e.guard)),
+                    }
+                }
+            }
+            let refs: Vec<&Bool> = cs.iter().collect();
+            and(&refs)
+        };
+
+        let mut term = Vec::with_capacity(nt);
+        let mut spin = Vec::with_capacity(nt);
+        let mut blocked = Vec::with_capacity(nt);
+        let mut started = Vec::with_capacity(nt);
+        let mut spins_at = Vec::with_capacity(nt);
+        let mut cuts: Vec<Bool> = Vec::new();
+        let mut noops: Vec<Bool> = Vec::new();
+        let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
+        for t in 0..nt {
+            let mut ends = Vec::new();
+            let mut spin_opts: Vec<(Bool, Vec<BlockId>)> = Vec::new();
+            let mut disabled = Vec::new();
+            let mut visible = Vec::new();
+            let sg = lay.subgroup_threads(lay.subgroup_of(t as u32));
+            let wg = lay.workgroup_threads(lay.workgroup_of(t as u32));
+            for (b, block) in prog.blocks.iter().enumerate() {
+                budget.check("encoding the liveness statuses")?;
+                let bid = b as BlockId;
+                let inb = &self.inb[t][b];
+                if is_false(inb) {
+                    continue;
+                }
+                let n = block.instrs.len() as u32;
+                let ts = &self.ts[t][b];
+                if block.term == Term::Return {
+                    ends.push(and(&[inb, &ts[n as usize + 1].lt(&h)]));
+                }
+                // Its events: visible ones start a thread, waiting ones may block it.
+                for pos in 0..=n + 1 {
+                    let (kind, wg_barrier) = match pos {
+                        0 => (Kind::Label, false),
+                        p if p == n + 1 => (Kind::Branch, false),
+                        p => {
+                            let op = &block.instrs[p as usize - 1].op;
+                            (op.kind(), matches!(op, Op::WorkgroupBarrier))
+                        }
+                    };
+                    let class = class_of(m, kind);
+                    let eager = kind == Kind::Local
+                        || (matches!(kind, Kind::Label | Kind::Branch)
+                            && class == Class::Independent
+                            && !(kind == Kind::Branch && prog.loop_edge(bid)));
+                    if !eager {
+                        visible.push(and(&[inb, &ts[pos as usize].lt(&h)]));
+                    }
+                    if !(wg_barrier || waits(m, kind)) {
+                        continue;
+                    }
+                    let others: Vec<Bool> = if wg_barrier {
+                        wg.clone()
+                            .filter(|&w| w as usize != t)
+                            .map(|w| not(&self.at_event(w as usize, bid, pos, &h)))
+                            .collect()
+                    } else {
+                        sg.clone()
+                            .filter(|&u| u as usize != t)
+                            .map(|u| {
+                                let ui = u as usize;
+                                let leave = leave_cache
+                                    .entry((u, bid))
+                                    .or_insert_with(|| self.leave(u, bid, None))
+                                    .clone();
+                                or(&[
+                                    and(&[&self.inb[ui][b], &self.prev_event(ui, bid, pos).ge(&h)]),
+                                    and(&[&not(&self.inb[ui][b]), &leave.ge(&h)]),
+                                ])
+                            })
+                            .collect()
+                    };
+                    let waiting = or(&others);
+                    if !is_false(&waiting) {
+                        disabled.push(and(&[&self.at_event(t, bid, pos, &h), &waiting]));
+                    }
+                }
+                // A loop header: spinning here, or the bound hit after a changing iteration.
+                if block.role != Role::LoopHeader {
+                    continue;
+                }
+                let cut = self.edges[t][b]
+                    .iter()
+                    .filter(|(to, _)| *to == Target::Cut)
+                    .map(|(_, c)| c.clone())
+                    .collect::<Vec<_>>();
+                let cut = or(&cut);
+                if !is_false(&cut) {
+                    cuts.push(cut);
+                }
+                for k in 1..=MAX_PERIOD {
+                    let Some((hp, blocks)) = earlier(bid, k) else {
+                        break;
+                    };
+                    let same = noop(t, hp, bid, &blocks);
+                    if is_false(&same) {
+                        continue;
+                    }
+                    let mut cs = vec![same.clone(), self.prev_label[t][b].lt(&h), ts[0].ge(&h)];
+                    for blk in &blocks {
+                        for &i in by_thread_block.get(&(t as u32, *blk)).into_iter().flatten() {
+                            let e = &self.mem[i];
+                            if e.read.is_none() {
+                                continue;
+                            }
+                            for j in self.accesses_to(e.global, e.cell) {
+                                let w = &self.mem[j];
+                                if j == i || w.write.is_none() || is_false(&w.guard) {
+                                    continue;
+                                }
+                                let overwritten = and(&[
+                                    &w.guard,
+                                    &eq(&w.index, &e.index),
+                                    &e.ts.lt(&w.ts),
+                                    &w.ts.lt(&h),
+                                ]);
+                                cs.push(implies(&e.guard, &not(&overwritten)));
+                            }
+                        }
+                    }
+                    noops.push(same);
+                    let refs: Vec<&Bool> = cs.iter().collect();
+                    let s = and(&refs);
+                    if !is_false(&s) {
+                        spin_opts.push((s, blocks));
+                    }
+                }
+            }
+            let name = |what: &str| Bool::fresh_const(&format!("{what}_t{t}"));
+            let define = |what: &str, f: Bool| {
+                if is_true(&f) || is_false(&f) {
+                    return f;
+                }
+                let v = name(what);
+                self.assert(&eq_bool(&v, &f));
+                v
+            };
+            let te = define("terminated", or(&ends));
+            let sp = define(
+                "spins",
+                and(&[
+                    &not(&te),
+                    &or(&spin_opts.iter().map(|(c, _)| c.clone()).collect::<Vec<_>>()),
+                ]),
+            );
+            let bl = define("blocked", and(&[&not(&te), &not(&sp), &or(&disabled)]));
+            term.push(te);
+            spin.push(sp);
+            blocked.push(bl);
+            started.push(define("started", or(&visible)));
+            spins_at.push(spin_opts);
+        }
+        let hang = or(&term.iter().map(not).collect::<Vec<_>>());
+        Ok(Statuses {
+            horizon: h,
+            term,
+            spin,
+            blocked,
+            started,
+            spins_at,
+            hang,
+            bound_hit: {
+                let none: Vec<Bool> = noops.iter().map(not).collect();
+                let mut all: Vec<&Bool> = none.iter().collect();
+                let any_cut = or(&cuts);
+                all.push(&any_cut);
+                and(&all)
+            },
+        })
+    }
+
+    /// The witness of a hang: the events before the horizon, the spinning threads' repeated
+    /// iterations, and where each thread stands.
+    fn hang_witness(
+        &self,
+        model: &z3::Model,
+        m: &Model,
+        st: &Statuses,
+        status: &[ThreadStatus],
+    ) -> SmtHang {
+        let h = st.horizon.eval(model).unwrap_or(i64::MAX);
+        let prefix = self.decode_before(model, m, Some(h));
+        let mut cycle_blocks: Vec<(u32, Vec<BlockId>)> = Vec::new();
+        for (t, opts) in st.spins_at.iter().enumerate() {
+            if !status[t].moves {
+                continue;
+            }
+            if let Some((_, bs)) = opts.iter().find(|(c, _)| model_bool(model, c)) {
+                cycle_blocks.push((t as u32, bs.clone()));
+            }
+        }
+        let cycle: Vec<Step> = prefix
+            .iter()
+            .filter(|s| {
+                cycle_blocks
+                    .iter()
+                    .any(|(t, bs)| s.threads.contains(t) && bs.contains(&s.block))
+            })
+            .cloned()
+            .collect();
+        let roles = status
+            .iter()
+            .enumerate()
+            .map(|(t, s)| {
+                let role = if s.terminated {
+                    SmtRole::Terminated
+                } else if s.moves {
+                    SmtRole::Spins
+                } else if s.blocked {
+                    SmtRole::Blocked
+                } else {
+                    SmtRole::Starved
+                };
+                let at = (!s.terminated)
+                    .then(|| self.next_event(model, t, h))
+                    .flatten();
+                (role, at)
+            })
+            .collect();
+        SmtHang {
+            prefix,
+            cycle,
+            roles,
+        }
+    }
+
+    /// The first event of thread `t` at or after time `h` in `model`.
+    fn next_event(&self, model: &z3::Model, t: usize, h: i64) -> Option<(BlockId, u32)> {
+        let mut best: Option<(i64, BlockId, u32)> = None;
+        for (b, times) in self.ts[t].iter().enumerate() {
+            if !model_bool(model, &self.inb[t][b]) {
+                continue;
+            }
+            for (pos, ts) in times.iter().enumerate() {
+                let v = ts.eval(model).unwrap_or(i64::MIN);
+                if v >= h && best.is_none_or(|(bv, _, _)| v < bv) {
+                    best = Some((v, b as BlockId, pos as u32));
+                }
+            }
+        }
+        best.map(|(_, b, p)| (b, p))
+    }
+}
+
+/// `a <=> b`.
+fn eq_bool(a: &Bool, b: &Bool) -> Bool {
+    a.eq(b)
+}

@@ -1,0 +1,98 @@
+//! Random flag-and-spin programs, for comparing the two engines' liveness answers.
+//!
+//! The programs of [`super::generate`] are bounded on purpose (every loop counts), so they
+//! can only deadlock. These are the opposite: threads publish flags and spin until a flag
+//! holds a value, so whether they terminate depends on who writes what, in which order, on the
+//! progress model, and on barriers and subgroup ops between the spins. Each thread (an arm of
+//! an `if (tid == T)` chain) runs two to four statements:
+//!
+//! | statement | text |
+//! |---|---|
+//! | store | `x = 1;` |
+//! | spin | `rN = x; while (rN != 1) { rN = x; }` (or `==`, so some spins end at once) |
+//! | exchange | `rN = atomicExchange(x, 1);` (a write that may change nothing) |
+//! | add | `atomicAdd(x, 1);` |
+//! | branch on a flag | `rN = x; if (rN == 1) { y = 1; }` |
+//!
+//! and, with [`SpinConfig::collective`], statements every thread runs between the arms: a
+//! workgroup `barrier();` or a subgroup op (`rN = subgroupAdd(1);`), or one inside one arm (a
+//! barrier or a subgroup op that only some threads reach). Loops never hold a barrier or a
+//! subgroup op, so the Z3 engine's spin-loop reduction applies under SSO.
+
+use super::Rng;
+
+/// The shape of a spin program.
+#[derive(Clone, Debug)]
+pub struct SpinConfig {
+    pub threads: u32,
+    /// Threads per subgroup (divides `threads`).
+    pub subgroup: u32,
+    /// Threads per workgroup (a multiple of `subgroup`, divides `threads`).
+    pub workgroup: u32,
+    /// Barriers and subgroup ops between (and sometimes inside) the arms.
+    pub collective: bool,
+}
+
+/// A random spin program as `.litmus` text.
+pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
+    let mut rng = Rng(seed ^ 0x5eed_5917);
+    let globals = ["x", "y"];
+    let mut reg = 0;
+    let mut fresh = || {
+        reg += 1;
+        format!("r{reg}")
+    };
+    let mut text = format!(
+        "test spin{seed} \"random flags and spins\"\nthreads {}\nsubgroup {}\nworkgroup {}\nglobal x\nglobal y\n\nkernel {{\n",
+        cfg.threads, cfg.subgroup, cfg.workgroup
+    );
+    let parts = if cfg.collective { rng.range(1, 2) } else { 1 };
+    for part in 0..parts {
+        if part > 0 {
+            text.push_str(if rng.chance(50) {
+                "  barrier();\n"
+            } else {
+                "  rs = subgroupAdd(1);\n"
+            });
+        }
+        for t in 0..cfg.threads {
+            let head = if t == 0 { "  if" } else { " else if" };
+            text.push_str(&format!("{head} (tid == {t}) {{\n"));
+            for _ in 0..rng.range(1, 3) {
+                let g = rng.pick(&globals);
+                let v = rng.range(1, 2);
+                let line = match rng.below(if cfg.collective { 7 } else { 6 }) {
+                    0 | 1 => format!("    {g} = {v};\n"),
+                    2 | 3 => {
+                        let r = fresh();
+                        let op = if rng.chance(80) { "!=" } else { "==" };
+                        format!("    {r} = {g};\n    while ({r} {op} {v}) {{\n      {r} = {g};\n    }}\n")
+                    }
+                    4 => {
+                        let r = fresh();
+                        if rng.chance(50) {
+                            format!("    {r} = atomicExchange({g}, {v});\n")
+                        } else {
+                            format!(
+                                "    {r} = {g};\n    if ({r} == {v}) {{\n      y = 1;\n    }}\n"
+                            )
+                        }
+                    }
+                    5 => format!("    atomicAdd({g}, 1);\n"),
+                    _ => {
+                        if rng.chance(50) {
+                            "    barrier();\n".to_string()
+                        } else {
+                            format!("    {} = subgroupAdd(1);\n", fresh())
+                        }
+                    }
+                };
+                text.push_str(&line);
+            }
+            text.push('}');
+        }
+        text.push('\n');
+    }
+    text.push_str("}\n\nexists (x == 1)\n");
+    text
+}
