@@ -11,6 +11,7 @@
 //! | store | `x = 1;` |
 //! | spin | `rN = x; while (rN != 1) { rN = x; }` (or `==`, so some spins end at once) |
 //! | exchange | `rN = atomicExchange(x, 1);` (a write that may change nothing) |
+//! | exchange loop | `rN = atomicExchange(x, 1); while (rN != 2) { rN = atomicExchange(x, 1); }` (a loop that writes: two of them can pass a value back and forth forever) |
 //! | add | `atomicAdd(x, 1);` |
 //! | branch on a flag | `rN = x; if (rN == 1) { y = 1; }` |
 //!
@@ -70,8 +71,11 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
                     }
                     4 => {
                         let r = fresh();
-                        if rng.chance(50) {
+                        let w = 3 - v;
+                        if rng.chance(35) {
                             format!("    {r} = atomicExchange({g}, {v});\n")
+                        } else if rng.chance(50) {
+                            format!("    {r} = atomicExchange({g}, {v});\n    while ({r} != {w}) {{\n      {r} = atomicExchange({g}, {v});\n    }}\n")
                         } else {
                             format!(
                                 "    {r} = {g};\n    if ({r} == {v}) {{\n      y = 1;\n    }}\n"

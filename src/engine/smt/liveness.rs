@@ -28,7 +28,7 @@
 //! with why; the explorer decides those.
 
 use super::decode::model_bool;
-use super::terms::{and, eq, implies, is_false, is_true, not, or};
+use super::terms::{and, bv, eq, implies, is_false, is_true, not, or};
 use super::time::Time;
 use super::{Answer, Encoding, SmtOptions};
 use crate::budget::Exhausted;
@@ -41,7 +41,7 @@ use crate::model::Model;
 use crate::progress::{Progress, ThreadStatus};
 use crate::vocab::{Class, Kind, Members};
 use std::collections::HashMap;
-use z3::ast::Bool;
+use z3::ast::{Bool, BV};
 
 /// The most iterations a spin may take to come back to the same state (a loop over basic
 /// blocks, as Dartagnan's litmus threads become, spins through several blocks). A longer
@@ -141,6 +141,8 @@ pub fn reduction_applies(prog: &Program, m: &Model) -> Result<(), String> {
 /// The statuses at the horizon, one Boolean per thread each.
 struct Statuses {
     horizon: Time,
+    /// The lasso's start (the loop is the execution from there to the horizon), if a lasso.
+    start: Option<Time>,
     term: Vec<Bool>,
     spin: Vec<Bool>,
     blocked: Vec<Bool>,
@@ -193,7 +195,30 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     };
     let hang = match Encoding::new(prog, models, &opts) {
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
-        Ok(enc) => enc.hang(m, progress),
+        Ok(enc) => enc.hang(m, progress, false),
+    };
+    // The bound hides something and no spin was found: a state that comes back through
+    // writes (two threads exchanging a value back and forth) is the other way to hang.
+    let hang = match (&hang, &hidden) {
+        (SmtLiveness::Hang(_), _) | (_, Answer::No) => hang,
+        _ => {
+            let left = opts.timeout_ms.map(|ms| {
+                (ms as u128)
+                    .saturating_sub(start.elapsed().as_millis())
+                    .max(1) as u32
+            });
+            let opts = SmtOptions {
+                timeout_ms: Some(left.map_or(HANG_SHARE_MS, |ms| ms.min(HANG_SHARE_MS))),
+                ..opts.clone()
+            };
+            match Encoding::new(prog, models, &opts) {
+                Err(e) => SmtLiveness::Unknown(e.to_string()),
+                Ok(enc) => match enc.hang(m, progress, true) {
+                    SmtLiveness::Hang(h) => SmtLiveness::Hang(h),
+                    _ => hang,
+                },
+            }
+        }
     };
     match (hang, hidden) {
         (SmtLiveness::Hang(h), _) => SmtLiveness::Hang(h),
@@ -206,9 +231,11 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
 
 impl<'p> Encoding<'p> {
     /// Is there a hang the progress model accepts? (`Live` here means: none.)
-    fn hang(&self, m: &Model, progress: &Progress) -> SmtLiveness {
+    /// `lasso`: look for a state that comes back (threads may write on the way, as long as
+    /// memory comes back too) instead of windows that change nothing.
+    fn hang(&self, m: &Model, progress: &Progress, lasso: bool) -> SmtLiveness {
         debug_assert!(self.liveness, "built with SmtOptions::liveness");
-        let st = match self.statuses(m) {
+        let st = match self.statuses(m, lasso) {
             Ok(s) => s,
             Err(e) => return SmtLiveness::Unknown(e.to_string()),
         };
@@ -338,7 +365,7 @@ impl<'p> Encoding<'p> {
     /// Can the bound hide a hang? `Yes(why)` when an execution reaches a loop's cut though no
     /// window of iterations of any thread left it as it found it.
     fn bound_hidden(&self, m: &Model) -> Answer<String> {
-        let st = match self.statuses(m) {
+        let st = match self.statuses(m, false) {
             Ok(s) => s,
             Err(e) => return Answer::Unknown(e.to_string()),
         };
@@ -396,12 +423,19 @@ impl<'p> Encoding<'p> {
     }
 
     /// Builds the horizon, the statuses and the bound condition.
-    fn statuses(&self, m: &Model) -> Result<Statuses, Exhausted> {
+    fn statuses(&self, m: &Model, lasso: bool) -> Result<Statuses, Exhausted> {
         let prog = self.prog;
         let lay = prog.layout;
         let budget = &self.building;
         let nt = lay.threads as usize;
         let h = self.time_var("horizon".into());
+        // The lasso: the state at `h1` comes back at `h`; threads are judged at `h1`.
+        let h1 = lasso.then(|| self.time_var("lasso_start".into()));
+        let at = h1.clone().unwrap_or_else(|| h.clone());
+        let mut loop_conds: Vec<Bool> = Vec::new();
+        if let Some(h1) = &h1 {
+            loop_conds.push(h1.lt(&h));
+        }
 
         // Before the horizon, the execution is one of the program itself: no thread is cut
         // (the cut's leaving event is never), passes a workgroup barrier without its whole
@@ -516,6 +550,7 @@ impl<'p> Encoding<'p> {
             let mut spin_opts: Vec<(Bool, Vec<BlockId>)> = Vec::new();
             let mut disabled = Vec::new();
             let mut visible = Vec::new();
+            let mut moved = Vec::new();
             let sg = lay.subgroup_threads(lay.subgroup_of(t as u32));
             let wg = lay.workgroup_threads(lay.workgroup_of(t as u32));
             for (b, block) in prog.blocks.iter().enumerate() {
@@ -528,7 +563,13 @@ impl<'p> Encoding<'p> {
                 let n = block.instrs.len() as u32;
                 let ts = &self.ts[t][b];
                 if block.term == Term::Return {
-                    ends.push(and(&[inb, &ts[n as usize + 1].lt(&h)]));
+                    ends.push(and(&[inb, &ts[n as usize + 1].lt(&at)]));
+                }
+                if lasso {
+                    // Still: no event of the thread in [h1, h).
+                    for x in ts.iter() {
+                        moved.push(and(&[inb, &at.le(x), &x.lt(&h)]));
+                    }
                 }
                 // Its events: visible ones start a thread, waiting ones may block it.
                 for pos in 0..=n + 1 {
@@ -554,7 +595,7 @@ impl<'p> Encoding<'p> {
                     let others: Vec<Bool> = if wg_barrier {
                         wg.clone()
                             .filter(|&w| w as usize != t)
-                            .map(|w| not(&self.at_event(w as usize, bid, pos, &h)))
+                            .map(|w| not(&self.at_event(w as usize, bid, pos, &at)))
                             .collect()
                     } else {
                         sg.clone()
@@ -566,15 +607,18 @@ impl<'p> Encoding<'p> {
                                     .or_insert_with(|| self.leave(u, bid, None))
                                     .clone();
                                 or(&[
-                                    and(&[&self.inb[ui][b], &self.prev_event(ui, bid, pos).ge(&h)]),
-                                    and(&[&not(&self.inb[ui][b]), &leave.ge(&h)]),
+                                    and(&[
+                                        &self.inb[ui][b],
+                                        &self.prev_event(ui, bid, pos).ge(&at),
+                                    ]),
+                                    and(&[&not(&self.inb[ui][b]), &leave.ge(&at)]),
                                 ])
                             })
                             .collect()
                     };
                     let waiting = or(&others);
                     if !is_false(&waiting) {
-                        disabled.push(and(&[&self.at_event(t, bid, pos, &h), &waiting]));
+                        disabled.push(and(&[&self.at_event(t, bid, pos, &at), &waiting]));
                     }
                 }
                 // A loop header: spinning here, or the bound hit after a changing iteration.
@@ -594,6 +638,25 @@ impl<'p> Encoding<'p> {
                     let Some((hp, blocks)) = earlier(bid, k) else {
                         break;
                     };
+                    if let Some(h1) = &h1 {
+                        // The lasso: at `hp` at h1, at `hb` at h, with the same registers (what
+                        // it wrote is judged by memory as a whole).
+                        let (Some(now), Some(then)) = (
+                            self.header_regs.get(&(t as u32, bid)),
+                            self.header_regs.get(&(t as u32, hp)),
+                        ) else {
+                            continue;
+                        };
+                        let mut cs =
+                            vec![self.at_event(t, hp, 0, h1), self.at_event(t, bid, 0, &h)];
+                        cs.extend(now.iter().zip(then).map(|(a, b)| eq(a, b)));
+                        let refs: Vec<&Bool> = cs.iter().collect();
+                        let c = and(&refs);
+                        if !is_false(&c) {
+                            spin_opts.push((c, blocks));
+                        }
+                        continue;
+                    }
                     let same = noop(t, hp, bid, &blocks);
                     if is_false(&same) {
                         continue;
@@ -646,15 +709,35 @@ impl<'p> Encoding<'p> {
                 ]),
             );
             let bl = define("blocked", and(&[&not(&te), &not(&sp), &or(&disabled)]));
+            if lasso {
+                // Every thread terminated, comes round its loop, or stands still.
+                let still = not(&or(&moved));
+                loop_conds.push(or(&[te.clone(), sp.clone(), still]));
+            }
             term.push(te);
             spin.push(sp);
             blocked.push(bl);
             started.push(define("started", or(&visible)));
             spins_at.push(spin_opts);
         }
-        let hang = or(&term.iter().map(not).collect::<Vec<_>>());
+        if let Some(h1) = &h1 {
+            // Memory comes back too.
+            for g in 0..prog.globals.len() as u32 {
+                for cell in 0..prog.globals[g as usize].len {
+                    budget.check("encoding the liveness lasso")?;
+                    let a = self.value_at(g, cell, h1);
+                    let b = self.value_at(g, cell, &h);
+                    loop_conds.push(eq(&a, &b));
+                }
+            }
+        }
+        let refs: Vec<&Bool> = loop_conds.iter().collect();
+        let lasso_cond = and(&refs);
+        let not_all_done = or(&term.iter().map(not).collect::<Vec<_>>());
+        let hang = and(&[&not_all_done, &lasso_cond]);
         Ok(Statuses {
             horizon: h,
+            start: h1,
             term,
             spin,
             blocked,
@@ -671,6 +754,47 @@ impl<'p> Encoding<'p> {
         })
     }
 
+    /// The value of cell `cell` of global `g` just before time `x`: the latest write before
+    /// `x`, else the initial value.
+    fn value_at(&self, g: u32, cell: u32, x: &Time) -> BV {
+        let writes: Vec<&super::MemEv> = self
+            .accesses_to(g, Some(cell))
+            .into_iter()
+            .map(|i| &self.mem[i])
+            .filter(|w| w.write.is_some() && !is_false(&w.guard))
+            .collect();
+        let global = &self.prog.globals[g as usize];
+        let init = super::memory::init_value(global, &bv(cell));
+        if writes.is_empty() {
+            return init;
+        }
+        let hits: Vec<Bool> = writes
+            .iter()
+            .map(|w| and(&[&w.guard, &eq(&w.index, &bv(cell)), &w.ts.lt(x)]))
+            .collect();
+        let v = BV::fresh_const("value_at", 32);
+        let mut cs = Vec::new();
+        for (i, w) in writes.iter().enumerate() {
+            let later: Vec<Bool> = writes
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(j, o)| not(&and(&[&hits[j], &w.ts.lt(&o.ts)])))
+                .collect();
+            let mut all: Vec<&Bool> = later.iter().collect();
+            all.push(&hits[i]);
+            cs.push(implies(
+                &and(&all),
+                &eq(&v, w.write.as_ref().expect("a write")),
+            ));
+        }
+        cs.push(implies(&not(&or(&hits)), &eq(&v, &init)));
+        for c in cs {
+            self.assert(&c);
+        }
+        v
+    }
+
     /// The witness of a hang: the events before the horizon, the spinning threads' repeated
     /// iterations, and where each thread stands.
     fn hang_witness(
@@ -681,6 +805,17 @@ impl<'p> Encoding<'p> {
         status: &[ThreadStatus],
     ) -> SmtHang {
         let h = st.horizon.eval(model).unwrap_or(i64::MAX);
+        if let Some(h1) = st.start.as_ref().and_then(|x| x.eval(model)) {
+            // A lasso: the loop is everything from its start to the horizon.
+            let prefix = self.decode_before(model, m, Some(h1));
+            let cycle = self.decode_before(model, m, Some(h))[prefix.len()..].to_vec();
+            let roles = self.roles(model, status, h1);
+            return SmtHang {
+                prefix,
+                cycle,
+                roles,
+            };
+        }
         let prefix = self.decode_before(model, m, Some(h));
         let mut cycle_blocks: Vec<(u32, Vec<BlockId>)> = Vec::new();
         for (t, opts) in st.spins_at.iter().enumerate() {
@@ -700,7 +835,22 @@ impl<'p> Encoding<'p> {
             })
             .cloned()
             .collect();
-        let roles = status
+        let roles = self.roles(model, status, h);
+        SmtHang {
+            prefix,
+            cycle,
+            roles,
+        }
+    }
+
+    /// Each thread's role, and where it stands at time `h`.
+    fn roles(
+        &self,
+        model: &z3::Model,
+        status: &[ThreadStatus],
+        h: i64,
+    ) -> Vec<(SmtRole, Option<(BlockId, u32)>)> {
+        status
             .iter()
             .enumerate()
             .map(|(t, s)| {
@@ -718,12 +868,7 @@ impl<'p> Encoding<'p> {
                     .flatten();
                 (role, at)
             })
-            .collect();
-        SmtHang {
-            prefix,
-            cycle,
-            roles,
-        }
+            .collect()
     }
 
     /// The first event of thread `t` at or after time `h` in `model`.
