@@ -12,6 +12,7 @@
 //! | spin | `rN = x; while (rN != 1) { rN = x; }` (or `==`, so some spins end at once) |
 //! | exchange | `rN = atomicExchange(x, 1);` (a write that may change nothing) |
 //! | exchange loop | `rN = atomicExchange(x, 1); while (rN != 2) { rN = atomicExchange(x, 1); }` (a loop that writes: two of them can pass a value back and forth forever) |
+//! | store and exchange loop | `rN = 1; while (rN == 1) { x = 1; rN = atomicExchange(x, 2); }` (a loop that writes and can run forever alone) |
 //! | add | `atomicAdd(x, 1);` |
 //! | branch on a flag | `rN = x; if (rN == 1) { y = 1; }` |
 //!
@@ -76,6 +77,8 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
                             format!("    {r} = atomicExchange({g}, {v});\n")
                         } else if rng.chance(50) {
                             format!("    {r} = atomicExchange({g}, {v});\n    while ({r} != {w}) {{\n      {r} = atomicExchange({g}, {v});\n    }}\n")
+                        } else if rng.chance(50) {
+                            format!("    {r} = {v};\n    while ({r} == {v}) {{\n      {g} = {v};\n      {r} = atomicExchange({g}, {w});\n    }}\n")
                         } else {
                             format!(
                                 "    {r} = {g};\n    if ({r} == {v}) {{\n      y = 1;\n    }}\n"

@@ -632,7 +632,8 @@ impl<'p> Encoding<'p> {
                     .collect::<Vec<_>>();
                 let cut = or(&cut);
                 if !is_false(&cut) {
-                    cuts.push(cut);
+                    // Reached before the horizon: the execution up to there is the program's.
+                    cuts.push(and(&[&cut, &ts[0].lt(&h)]));
                 }
                 for k in 1..=MAX_PERIOD {
                     let Some((hp, blocks)) = earlier(bid, k) else {
@@ -683,7 +684,9 @@ impl<'p> Encoding<'p> {
                             }
                         }
                     }
-                    noops.push(same);
+                    // Only windows completed before the horizon count: after it the execution
+                    // is a completion, where a thread the prefix left standing still may spin.
+                    noops.push(and(&[&same, &ts[0].lt(&h)]));
                     let refs: Vec<&Bool> = cs.iter().collect();
                     let s = and(&refs);
                     if !is_false(&s) {
