@@ -1,5 +1,6 @@
 //! The liveness question (docs/progress.md): hangs found as lassos in the explorer's state
-//! graph, under every progress model, with `expect-liveness` lines checked.
+//! graph and by Z3's spin-loop reduction, under every progress model, with `expect-liveness`
+//! lines checked and the two engines compared.
 
 use assert_cmd::Command;
 use std::path::Path;

@@ -674,11 +674,18 @@ impl<'p> Encoding<'p> {
                                 if j == i || w.write.is_none() || is_false(&w.guard) {
                                     continue;
                                 }
+                                // An atomic that writes back what it read changes nothing
+                                // (the window's own writes are all such).
+                                let changes = match (&w.read, &w.write) {
+                                    (Some(old), Some(new)) => not(&eq(old, new)),
+                                    _ => Bool::from_bool(true),
+                                };
                                 let overwritten = and(&[
                                     &w.guard,
                                     &eq(&w.index, &e.index),
                                     &e.ts.lt(&w.ts),
                                     &w.ts.lt(&h),
+                                    &changes,
                                 ]);
                                 cs.push(implies(&e.guard, &not(&overwritten)));
                             }
