@@ -447,7 +447,7 @@ fn the_engines_agree_on_the_liveness_suite() {
     assert!(declined > 0);
 }
 
-/// Random flag-and-spin programs (`tangle::gen::spin`: stores, spins, exchanges, barriers and
+/// Thirty random flag-and-spin programs (`tangle::gen::spin`: stores, spins, exchanges, barriers and
 /// subgroup ops between them, 2 to 4 threads in one or two subgroups and workgroups) under SSO
 /// and the progress models: the two engines never contradict each other.
 #[test]
@@ -456,7 +456,7 @@ fn the_engines_agree_on_random_spin_programs() {
     let sso = Model::by_name("SSO").unwrap();
     let (mut both, mut live, mut violated) = (0, 0, 0);
     let mut bad = Vec::new();
-    for seed in 0..60u64 {
+    for seed in 0..30u64 {
         let (threads, subgroup, workgroup) =
             [(2, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 2)][seed as usize % 4];
         let cfg = SpinConfig {
@@ -490,7 +490,7 @@ fn the_engines_agree_on_random_spin_programs() {
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
     eprintln!("{both} decided by both: {live} live, {violated} violated");
     assert!(
-        both >= 150 && live >= 15 && violated >= 20,
+        both >= 100 && live >= 5 && violated >= 20,
         "{both} decided by both: {live} live, {violated} violated"
     );
 }
