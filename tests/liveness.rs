@@ -280,11 +280,10 @@ fn the_tla_artifact_shaders_read_unchanged() {
     assert_eq!(verdict("unfair"), LiveVerdict::Violated);
 }
 
-/// Dartagnan's SPIR-V termination tests (`tests/data/dartagnan-spirv/termination`) with its
-/// per-scope progress models: every decided answer agrees; the five unknowns are loops whose
-/// state does not repeat within the bound (pinned, so a change shows up).
-#[test]
-fn dartagnan_spirv_termination_tests_agree_where_decided() {
+/// Runs Dartagnan's SPIR-V termination tests (`tests/data/dartagnan-spirv/termination`, with
+/// their per-scope progress models) with `opts`: every decided answer must be the published
+/// one. Returns (agree, unknown).
+fn spirv_termination(opts: &Options) -> (usize, usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-spirv/termination");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let m = Model::by_name("SSO").unwrap();
@@ -293,7 +292,7 @@ fn dartagnan_spirv_termination_tests_agree_where_decided() {
         let cells: Vec<&str> = line.split(',').collect();
         let test = tangle::load(&dir.join(cells[0]), &Default::default()).unwrap();
         let p = Progress::parse(&cells[1].replace(';', ",")).unwrap();
-        let r = liveness(&test, &m, &p, &opts()).unwrap();
+        let r = liveness(&test, &m, &p, opts).unwrap();
         let want = if cells[2] == "live" {
             LiveVerdict::Live
         } else {
@@ -307,7 +306,15 @@ fn dartagnan_spirv_termination_tests_agree_where_decided() {
             }
         }
     }
-    assert_eq!((agree, unknown), (18, 5));
+    (agree, unknown)
+}
+
+/// The explorer on Dartagnan's SPIR-V termination tests: every decided answer agrees; the five
+/// unknowns are loops whose state does not repeat within the bound (pinned, so a change shows
+/// up).
+#[test]
+fn dartagnan_spirv_termination_tests_agree_where_decided() {
+    assert_eq!(spirv_termination(&opts()), (18, 5));
 }
 
 /// The same tests with Z3's spin-loop reduction: it decides 22 of the 23 rows, all as
@@ -315,28 +322,7 @@ fn dartagnan_spirv_termination_tests_agree_where_decided() {
 /// loop at different iterations do not matter to it: its loops hold no subgroup op).
 #[test]
 fn z3_decides_the_dartagnan_spirv_termination_tests() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-spirv/termination");
-    let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
-    let m = Model::by_name("SSO").unwrap();
-    let (mut agree, mut unknown) = (0, 0);
-    for line in table.lines().skip(1) {
-        let cells: Vec<&str> = line.split(',').collect();
-        let test = tangle::load(&dir.join(cells[0]), &Default::default()).unwrap();
-        let p = Progress::parse(&cells[1].replace(';', ",")).unwrap();
-        let r = liveness(&test, &m, &p, &smt().with_timeout_ms(Some(12_000))).unwrap();
-        let want = if cells[2] == "live" {
-            LiveVerdict::Live
-        } else {
-            LiveVerdict::Violated
-        };
-        match r.verdict {
-            LiveVerdict::Unknown(_) => unknown += 1,
-            v => {
-                assert_eq!(v, want, "{} under {}", cells[0], cells[1]);
-                agree += 1;
-            }
-        }
-    }
+    let (agree, unknown) = spirv_termination(&smt().with_timeout_ms(Some(12_000)));
     assert!(agree >= 21, "Z3 decided only {agree} ({unknown} unknown)");
 }
 
