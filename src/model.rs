@@ -2,7 +2,7 @@
 //! its execution class (semantics.md §3-§4). Engines ask a [`Model`] for classes and never
 //! look at its name.
 
-use crate::vocab::{Class, Kind};
+use crate::vocab::{Class, Kind, TimingRule};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,14 +16,14 @@ pub struct Model {
 }
 
 impl Model {
-    /// The class of an instruction kind. Barriers are collective and local arithmetic is
-    /// independent in every model (semantics.md §3).
+    /// The class of an instruction kind: the model's, or the one semantics.md §3 fixes.
     pub fn class(&self, kind: Kind) -> Class {
-        match kind {
-            Kind::Barrier => Class::Collective,
-            Kind::Local => Class::Independent,
-            k => self.classes[&k],
-        }
+        kind.fixed_class().unwrap_or_else(|| self.classes[&kind])
+    }
+
+    /// When events of `kind` may happen under this model.
+    pub fn rule(&self, kind: Kind) -> TimingRule {
+        TimingRule::of(kind, self.class(kind))
     }
 
     /// Builds a model from a class per modelled kind (used by generators and tests).

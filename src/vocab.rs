@@ -384,6 +384,32 @@ pub enum Kind {
 impl Kind {
     /// The kinds whose class a model chooses; `barrier` and `local` are fixed by semantics.md §3.
     pub const MODELLED: [Kind; 4] = [Kind::Label, Kind::Branch, Kind::Memory, Kind::Sgop];
+    /// The kinds whose events a timing rule constrains: the modelled ones and barriers
+    /// (local arithmetic is an eager step of its thread, never an event another thread sees).
+    pub const TIMED: [Kind; 5] = [
+        Kind::Label,
+        Kind::Branch,
+        Kind::Memory,
+        Kind::Sgop,
+        Kind::Barrier,
+    ];
+
+    /// The class semantics.md §3 fixes for a kind no model chooses: barriers are collective
+    /// and local arithmetic independent in every model.
+    pub fn fixed_class(self) -> Option<Class> {
+        match self {
+            Kind::Barrier => Some(Class::Collective),
+            Kind::Local => Some(Class::Independent),
+            _ => None,
+        }
+    }
+
+    /// Steps of this kind touch nothing another thread can read: block entries and exits
+    /// change only where the thread is, arithmetic only its registers.
+    pub fn private(self) -> bool {
+        matches!(self, Kind::Label | Kind::Branch | Kind::Local)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Label => "label",
@@ -443,32 +469,57 @@ impl Class {
     pub fn sgop_only(self) -> bool {
         matches!(self, Class::Speculative | Class::Lazy | Class::Symbolic)
     }
+}
 
-    /// The class's timing rule (semantics.md §3), the one table the explorer's enabling
-    /// conditions, the encoder's constraints and the inclusion proofs' schemas all read.
-    pub fn rule(self) -> TimingRule {
-        let (members, waits) = match self {
+/// When the event of a dynamic block db may happen: how the events of T(db) are tied
+/// together, and whether threads undecided for db hold it back (semantics.md §3).
+///
+/// This is the one table the explorer's enabling conditions, the encoder's constraints, the
+/// decoder's grouping of steps, the liveness reduction and the inclusion proofs' schemas all
+/// read; none of them looks at a class or kind to decide timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingRule {
+    pub members: Members,
+    /// Every thread of the subgroup that does not enter db has decided (taken its leaving
+    /// event) before the members' start, group, slot or resolution time.
+    pub waits_for_undecided: bool,
+    /// The step is invisible to every other thread and waits for nobody, so an engine may
+    /// take it as soon as the thread reaches it (local arithmetic, independent labels and
+    /// branches, a lazy op's issue).
+    pub eager: bool,
+}
+
+impl TimingRule {
+    /// The rule for an event of `kind` under `class`.
+    pub fn of(kind: Kind, class: Class) -> TimingRule {
+        let (members, waits) = match class {
             Class::Independent | Class::Symbolic => (Members::Alone, false),
             Class::Synchronous => (Members::Start, true),
             Class::Collective => (Members::Group, true),
             Class::Speculative => (Members::Group, false),
             Class::Lazy => (Members::Resolve, true),
         };
+        // Memory accesses of one group step still take one time each (semantics.md §3).
+        let members = match members {
+            Members::Group if kind == Kind::Memory => Members::Slot,
+            m => m,
+        };
         TimingRule {
             members,
             waits_for_undecided: waits,
+            eager: (kind.private() && members == Members::Alone) || members == Members::Resolve,
         }
     }
-}
 
-/// When the event of a dynamic block db may happen under a class: how the events of T(db)
-/// are tied together, and whether threads undecided for db hold it back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimingRule {
-    pub members: Members,
-    /// Every thread of the subgroup that does not enter db has decided (taken its leaving
-    /// event) before the members' start, group or resolution time.
-    pub waits_for_undecided: bool,
+    /// Do the members take the event as one step of the group (a group or a slot)?
+    pub fn one_step(self) -> bool {
+        matches!(self.members, Members::Group | Members::Slot)
+    }
+
+    /// Do the members' events share one time (so that a trace shows them as one step)?
+    pub fn one_time(self) -> bool {
+        self.members == Members::Group
+    }
 }
 
 /// How the members' events of one instance are tied together.
@@ -481,9 +532,12 @@ pub enum Members {
     /// or after S (synchronous).
     Start,
     /// One atomic step of all members at one time G after every member's previous event
-    /// (collective, speculative); memory accesses inside it take consecutive times in some
-    /// order.
+    /// (collective, speculative).
     Group,
+    /// A group step of memory accesses: the members' accesses take consecutive times
+    /// [G, G + |T(db)|) in some order, each after its thread's previous event, and no
+    /// conflicting access of another thread falls inside.
+    Slot,
     /// Each member issues alone; the result is resolved at a time R after every issue, and
     /// every read of it comes after R (lazy).
     Resolve,
@@ -588,4 +642,46 @@ pub fn memory_tag_word(tag: &str) -> String {
         .find(|(_, t)| t.len() == 1 && t[0] == tag)
         .map(|(w, _)| (*w).to_string())
         .unwrap_or_else(|| format!("\"{tag}\""))
+}
+
+#[cfg(test)]
+mod timing_table {
+    use super::*;
+
+    /// The table of semantics.md §3, spelled out once more by hand: a change to
+    /// `TimingRule::of` must be a change to this list too.
+    #[test]
+    fn eager_steps_and_slots_are_where_semantics_puts_them() {
+        for kind in [
+            Kind::Label,
+            Kind::Branch,
+            Kind::Memory,
+            Kind::Sgop,
+            Kind::Barrier,
+            Kind::Local,
+        ] {
+            for class in Class::ALL {
+                let fixed = kind.fixed_class().is_some_and(|c| c != class);
+                if fixed || (class.sgop_only() && kind != Kind::Sgop) {
+                    continue;
+                }
+                let r = TimingRule::of(kind, class);
+                let eager = matches!(
+                    (kind, class),
+                    (Kind::Local, _)
+                        | (Kind::Label | Kind::Branch, Class::Independent)
+                        | (Kind::Sgop, Class::Lazy)
+                );
+                assert_eq!(r.eager, eager, "{kind} {class}");
+                let slot =
+                    kind == Kind::Memory && matches!(class, Class::Collective | Class::Speculative);
+                assert_eq!(r.members == Members::Slot, slot, "{kind} {class}");
+                assert_eq!(
+                    r.one_time(),
+                    !slot && matches!(class, Class::Collective | Class::Speculative),
+                    "{kind} {class}"
+                );
+            }
+        }
+    }
 }

@@ -879,12 +879,7 @@ impl<'p> Explorer<'p> {
         if self.liveness && kind == Kind::Branch && self.prog.loop_edge(t.block) {
             return false;
         }
-        matches!(
-            (kind, self.model.class(kind)),
-            (Kind::Local, _)
-                | (Kind::Label | Kind::Branch, Class::Independent)
-                | (Kind::Sgop, Class::Lazy)
-        )
+        self.model.rule(kind).eager
     }
 
     /// Takes eager steps until none is left; pushes the resulting outcomes.
@@ -960,7 +955,6 @@ impl<'p> Explorer<'p> {
                 continue;
             }
             let kind = self.kind_at(t);
-            let class = self.model.class(kind);
             let sg = self.sg(u);
             if self.at_wg_barrier(t) {
                 if let Some(o) = self.wg_barrier(s, u) {
@@ -969,7 +963,7 @@ impl<'p> Explorer<'p> {
                 continue;
             }
             // The enabling condition is the class's timing rule (vocab::TimingRule).
-            let rule = class.rule();
+            let rule = self.model.rule(kind);
             let waits = rule.waits_for_undecided && self.undecided(s, sg, t.block);
             match rule.members {
                 // A lazy op's issue is a step alone; its resolution waits (`resolvable`).
@@ -983,7 +977,7 @@ impl<'p> Explorer<'p> {
                         raw.extend(self.single_step(s, u));
                     }
                 }
-                Members::Group => {
+                Members::Group | Members::Slot => {
                     let key = (sg, t.block, t.pc);
                     if groups_done.contains(&key) {
                         continue;
@@ -1347,7 +1341,7 @@ impl<'p> Explorer<'p> {
 
     /// Lazy resolution: every thread of T(db) issued the op and nobody is undecided.
     fn resolvable(&self, s: &State) -> Option<LazyKey> {
-        let waits = self.model.class(Kind::Sgop).rule().waits_for_undecided;
+        let waits = self.model.rule(Kind::Sgop).waits_for_undecided;
         s.lazy.iter().map(|l| l.key).find(|&(sg, b, i)| {
             !(waits && self.undecided(s, sg, b))
                 && self

@@ -251,13 +251,13 @@ fn smallest_notes(threads: u32, opts: &SearchOptions, g: &Grammar) -> Vec<String
 }
 
 /// Does the program contain an instruction of a kind whose class differs? Labels and branches
-/// are in every program; barriers are collective in every model.
+/// are in every program.
 fn relevant(p: &[Stmt], differing: &[Kind]) -> bool {
     fn has(p: &[Stmt], k: Kind) -> bool {
         p.iter().any(|s| match s {
             Stmt::Store(..) | Stmt::Load(_) => k == Kind::Memory,
             Stmt::SgOp(_) => k == Kind::Sgop,
-            Stmt::Barrier => false,
+            Stmt::Barrier => k == Kind::Barrier,
             Stmt::If(a, b) => has(a, k) || has(b, k),
         })
     }

@@ -7,7 +7,7 @@ use crate::engine::trace::{At, Effect, Step};
 use crate::ir::unroll::Term;
 use crate::ir::BlockId;
 use crate::model::Model;
-use crate::vocab::{Class, Kind};
+use crate::vocab::Kind;
 use z3::ast::{Bool, BV};
 
 impl<'p> Encoding<'p> {
@@ -58,8 +58,7 @@ impl<'p> Encoding<'p> {
             } else {
                 (block.instrs[pos as usize - 1].op.kind(), At::Instr(pos - 1))
             };
-            let grouped = matches!(m.class(kind), Class::Collective | Class::Speculative)
-                && kind != Kind::Memory;
+            let grouped = m.rule(kind).one_time();
             let sg = prog.layout.subgroup_of(t);
             let effects = self.effects(model, t, b, pos);
             if let Some(last) = steps.last_mut() {

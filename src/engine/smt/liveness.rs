@@ -85,18 +85,9 @@ pub enum SmtLiveness {
     Unknown(String),
 }
 
-/// The class a kind takes under `m` (barriers are always collective).
-fn class_of(m: &Model, k: Kind) -> Class {
-    if k == Kind::Barrier {
-        Class::Collective
-    } else {
-        m.class(k)
-    }
-}
-
 /// Does the step of kind `k` wait for other lanes under `m`?
 fn waits(m: &Model, k: Kind) -> bool {
-    k != Kind::Local && class_of(m, k).rule().members != Members::Alone
+    m.rule(k).members != Members::Alone
 }
 
 /// Why the reduction cannot decide `m` on `prog`, if it cannot.
@@ -581,11 +572,9 @@ impl<'p> Encoding<'p> {
                             (op.kind(), matches!(op, Op::WorkgroupBarrier))
                         }
                     };
-                    let class = class_of(m, kind);
-                    let eager = kind == Kind::Local
-                        || (matches!(kind, Kind::Label | Kind::Branch)
-                            && class == Class::Independent
-                            && !(kind == Kind::Branch && prog.loop_edge(bid)));
+                    // As the explorer's liveness mode: a thread rests before every loop edge.
+                    let eager =
+                        m.rule(kind).eager && !(kind == Kind::Branch && prog.loop_edge(bid));
                     if !eager {
                         visible.push(and(&[inb, &ts[pos as usize].lt(&h)]));
                     }

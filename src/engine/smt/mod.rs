@@ -45,7 +45,7 @@ use crate::budget::{Budget, Exhausted};
 use crate::eval::UbKind;
 use crate::ir::{BlockId, Observable, Program, Prop, PropTerm, RegId, Target};
 use crate::model::Model;
-use crate::vocab::{BinOp, Class, Kind};
+use crate::vocab::{BinOp, Class, Kind, Members, TimingRule};
 use decode::model_u32;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use z3::ast::{Bool, Int, BV};
@@ -208,16 +208,12 @@ pub fn contain<T>(max_memory_mib: Option<u64>, f: impl FnOnce() -> T) -> Result<
     })
 }
 
-/// Classes each kind takes in at least one of `models` (barriers: always collective).
+/// Classes each timed kind takes in at least one of `models`.
 fn classes_used(models: &[Model]) -> BTreeSet<(Kind, Class)> {
-    let mut s = BTreeSet::new();
-    for m in models {
-        for k in Kind::MODELLED {
-            s.insert((k, m.class(k)));
-        }
-    }
-    s.insert((Kind::Barrier, Class::Collective));
-    s
+    models
+        .iter()
+        .flat_map(|m| Kind::TIMED.map(|k| (k, m.class(k))))
+        .collect()
 }
 
 impl<'p> Encoding<'p> {
@@ -322,7 +318,9 @@ impl<'p> Encoding<'p> {
             ub_at: HashMap::new(),
         };
         let budget = enc.building.clone();
-        let lazy = used.contains(&(Kind::Sgop, Class::Lazy));
+        let lazy = used
+            .iter()
+            .any(|&(k, c)| TimingRule::of(k, c).members == Members::Resolve);
         let built = (|| {
             let (finals, resolve) = enc.paths(lazy, &budget)?;
             match &opts.memory {
@@ -528,12 +526,22 @@ impl<'p> Encoding<'p> {
     }
 
     fn model_lits(&self, m: &Model) -> Vec<Bool> {
-        let mut v: Vec<Bool> = Kind::MODELLED
+        Kind::TIMED
             .iter()
             .map(|&k| self.lits[&(k, m.class(k))].clone())
+            .collect()
+    }
+
+    /// True when the class `kind` takes in the model being asked about has a timing rule
+    /// satisfying `pred`: a disjunction of class literals.
+    fn classes_where(&self, kind: Kind, pred: impl Fn(TimingRule) -> bool) -> Bool {
+        let lits: Vec<Bool> = self
+            .lits
+            .iter()
+            .filter(|((k, c), _)| *k == kind && pred(TimingRule::of(kind, *c)))
+            .map(|(_, l)| l.clone())
             .collect();
-        v.push(self.lits[&(Kind::Barrier, Class::Collective)].clone());
-        v
+        or(&lits)
     }
 
     fn check(&self, assumptions: &[Bool]) -> Answer<z3::Model> {

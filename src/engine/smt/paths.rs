@@ -18,7 +18,7 @@ use crate::budget::Exhausted;
 use crate::eval::{self, SgInputs, UbKind};
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Op, Target};
-use crate::vocab::{Class, Kind};
+use crate::vocab::{Kind, Members};
 use std::collections::HashMap;
 use z3::ast::{Bool, BV};
 
@@ -322,7 +322,8 @@ impl<'p> Encoding<'p> {
                 let pt = self.point(b, pos);
                 let r = self.time_var(format!("resolve_sg{sg}_b{b}_{pt}"));
                 resolve.insert(inst, r.clone());
-                Time::ite(&self.lits[&(Kind::Sgop, Class::Lazy)], &r, &never)
+                let resolving = self.classes_where(Kind::Sgop, |r| r.members == Members::Resolve);
+                Time::ite(&resolving, &r, &never)
             } else {
                 never.clone()
             };

@@ -28,7 +28,7 @@ use crate::ir::{BlockId, Op};
 use crate::memory::base::{self, EventInfo, EventKind};
 use crate::memory::MemoryModel;
 use crate::model::Model;
-use crate::vocab::{Kind, Members};
+use crate::vocab::{Kind, TimingRule};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
@@ -203,7 +203,8 @@ impl<'p> Encoding<'p> {
                         // A subgroup op is an event when it is one step of its lanes
                         // (collective, speculative), as the explorer records it.
                         Op::SgOp { .. } => {
-                            let g = and(&[&inb, &self.group_class(Kind::Sgop)]);
+                            let g =
+                                and(&[&inb, &self.classes_where(Kind::Sgop, TimingRule::one_step)]);
                             evs.push(plain(EventKind::SgOp, g))
                         }
                         Op::Local { .. } => {}
@@ -282,7 +283,10 @@ impl<'p> Encoding<'p> {
         sym.rels.insert("loc".into(), rel(loc.clone()));
         sym.rels.insert("rmw".into(), rel(rmw));
         // The same instance taken as one collective step.
-        let coll: Vec<Bool> = evs.iter().map(|e| self.group_class(e.kind)).collect();
+        let coll: Vec<Bool> = evs
+            .iter()
+            .map(|e| self.classes_where(e.kind, TimingRule::one_step))
+            .collect();
         let sinst = sym.rels["sinst"].clone();
         let sstep: BTreeMap<(u32, u32), Bool> = sinst
             .iter()
@@ -498,18 +502,6 @@ impl<'p> Encoding<'p> {
                 y.index.as_ref().expect("an access"),
             ),
         }
-    }
-
-    /// True when the class that `kind` takes in the execution model makes its events one step
-    /// of the lanes together (collective, speculative): a disjunction of class literals.
-    fn group_class(&self, kind: Kind) -> Bool {
-        let lits: Vec<Bool> = self
-            .lits
-            .iter()
-            .filter(|((k, c), _)| *k == kind && c.rule().members == Members::Group)
-            .map(|(_, l)| l.clone())
-            .collect();
-        or(&lits)
     }
 
     /// The final value of `cell` under a relaxed model: its coherence-last write.

@@ -14,7 +14,7 @@
 //! existence of extreme elements (a finite set has a minimum and a maximum).
 
 use super::Answer;
-use crate::vocab::{Class, Kind, Members};
+use crate::vocab::{Class, Kind, Members, TimingRule};
 use z3::ast::{exists_const, forall_const, Bool, Dynamic, Real};
 use z3::{FuncDecl, SatResult, Solver, Sort};
 
@@ -56,15 +56,12 @@ impl Schema {
         let prev = self.r(&self.prev, u);
         let use_ = self.r(&self.use_, u);
         let leave = self.r(&self.leave, u);
-        let rule = class.rule();
+        let rule = TimingRule::of(kind, class);
         let tied = match rule.members {
             Members::Alone => None,
-            // A collective memory step's accesses fall in [G, G + |T(db)|): for one event
-            // that is "at or after G, previous event before G", as for a start time.
-            Members::Start => Some(m.implies(Bool::and(&[w.le(&ts), prev.lt(w)]))),
-            Members::Group if kind == Kind::Memory => {
-                Some(m.implies(Bool::and(&[w.le(&ts), prev.lt(w)])))
-            }
+            // A slot's accesses fall in [G, G + |T(db)|): for one event that is "at or after
+            // G, previous event before G", as for a start time.
+            Members::Start | Members::Slot => Some(m.implies(Bool::and(&[w.le(&ts), prev.lt(w)]))),
             Members::Group => Some(m.implies(ts.eq(w))),
             Members::Resolve => Some(m.implies(Bool::and(&[ts.lt(w), w.lt(&use_)]))),
         }?;
@@ -150,9 +147,10 @@ pub fn class_implies(kind: Kind, a: Class, b: Class, timeout_ms: u32) -> Answer<
     if a == b {
         return Answer::Yes(());
     }
-    if kind == Kind::Memory && b == Class::Collective {
+    if TimingRule::of(kind, b).members == Members::Slot {
         return Answer::Unknown(
-            "a collective memory step also excludes other threads' accesses from its slot, which a one-block schema cannot state".into(),
+            "a slot also excludes other threads' accesses, which a one-block schema cannot state"
+                .into(),
         );
     }
     let s = Schema::new();

@@ -22,7 +22,7 @@ use crate::budget::{Budget, Exhausted};
 use crate::eval::UbKind;
 use crate::ir::unroll::Term;
 use crate::ir::{BlockId, Op, Target};
-use crate::vocab::{Class, Kind, Members};
+use crate::vocab::{Class, Kind, Members, TimingRule};
 use std::collections::{BTreeSet, HashMap};
 use z3::ast::Bool;
 
@@ -154,7 +154,7 @@ impl<'p> Encoding<'p> {
                                 cs.push(implies(&premise, &l.lt(time)));
                             }
                         };
-                        let rule = class.rule();
+                        let rule = TimingRule::of(kind, class);
                         // The time the undecided must have left before, if the rule has one.
                         let witness: Option<Time> = match rule.members {
                             Members::Alone => None,
@@ -171,10 +171,11 @@ impl<'p> Encoding<'p> {
                                 }
                                 Some(s)
                             }
-                            Members::Group => {
+                            Members::Group | Members::Slot => {
                                 let pt = self.point(bid, pos);
                                 let g = self.time_var(format!("group_sg{sg}_b{b}_{pt}"));
-                                if kind == Kind::Memory {
+                                let slot = rule.members == Members::Slot;
+                                if slot {
                                     self.collective_slot(
                                         sg, bid, pos, &threads, &members, &g, lit, &any, &mut cs,
                                     );
@@ -183,11 +184,7 @@ impl<'p> Encoding<'p> {
                                     if is_false(m) {
                                         continue;
                                     }
-                                    let at = if kind == Kind::Memory {
-                                        prev(u).lt(&g)
-                                    } else {
-                                        ev(u).eq(&g)
-                                    };
+                                    let at = if slot { prev(u).lt(&g) } else { ev(u).eq(&g) };
                                     cs.push(implies(&and(&[lit, m]), &at));
                                 }
                                 Some(g)
