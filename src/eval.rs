@@ -1,6 +1,6 @@
 //! Expression evaluation and subgroup-operation results, written once for every engine.
 //!
-//! The rules of semantics.md §5 (what each subgroup op returns given its participants and
+//! The rules of docs/semantics.md §5 (what each subgroup op returns given its participants and
 //! their arguments) and of the expression language (short-circuit `&&`/`||`, `?:`, ballot
 //! helpers) are expressed over a [`Domain`]: the explorer instantiates it with concrete `u32`
 //! values, the SMT engine with Z3 bit-vectors. A rule change is therefore one edit here.
@@ -178,7 +178,7 @@ pub struct SgInputs<'a, D: Domain> {
     pub args: &'a [Vec<D::V>],
 }
 
-/// The result of `op` for lane `lane` (semantics.md §5). Only meaningful for participants.
+/// The result of `op` for lane `lane` (docs/semantics.md §5). Only meaningful for participants.
 pub fn sgop_result<D: Domain>(d: &mut D, op: SgOp, inp: &SgInputs<D>, lane: u32) -> D::V {
     let n = inp.members.len() as u32;
     let arg = |j: u32, k: usize| inp.args[j as usize][k].clone();
@@ -383,7 +383,7 @@ pub fn concrete_unop(op: UnOp, a: u32) -> u32 {
     }
 }
 
-/// A concrete value that may stand for an *unspecified* one (semantics.md §5: a shuffle or
+/// A concrete value that may stand for an *unspecified* one (docs/semantics.md §5: a shuffle or
 /// broadcast from a lane that does not participate or is out of range). The explorer carries
 /// the mark instead of trying every value: a marked value that never reaches a branch, an
 /// address, a divisor or the condition changes nothing, whatever it is.

@@ -1,5 +1,5 @@
 //! Models as data: each model is a file in `encodings/` giving every modelled instruction kind
-//! its execution class (semantics.md §3-§4). Engines ask a [`Model`] for classes and never
+//! its execution class (docs/semantics.md §3-§4). Engines ask a [`Model`] for classes and never
 //! look at its name.
 
 use crate::vocab::{Class, Kind, TimingRule};
@@ -16,7 +16,7 @@ pub struct Model {
 }
 
 impl Model {
-    /// The class of an instruction kind: the model's, or the one semantics.md §3 fixes.
+    /// The class of an instruction kind: the model's, or the one docs/semantics.md §3 fixes.
     pub fn class(&self, kind: Kind) -> Class {
         kind.fixed_class().unwrap_or_else(|| self.classes[&kind])
     }
@@ -97,7 +97,7 @@ impl Model {
                     "class `{c}` is only for subgroup operations (sgop), not `{k}`"
                 )));
             }
-            // semantics.md defines a subgroup op's result only when it runs collectively or
+            // docs/semantics.md defines a subgroup op's result only when it runs collectively or
             // with a deferred result; a thread alone at an op has no participants to read.
             if kind == Kind::Sgop && matches!(class, Class::Independent | Class::Synchronous) {
                 return Err(bad(format!(
@@ -182,7 +182,7 @@ impl Model {
         Ok(out)
     }
 
-    /// The seven models of semantics.md §4, from the files in `encodings/` (compiled in, so the
+    /// The seven models of docs/semantics.md §4, from the files in `encodings/` (compiled in, so the
     /// binary works from any directory), in lattice order.
     pub fn builtin() -> Vec<Model> {
         BUILTIN

@@ -1,4 +1,4 @@
-//! The vocabulary of semantics.md, shared by the front end, the IR and every engine.
+//! The vocabulary of docs/semantics.md, shared by the front end, the IR and every engine.
 //!
 //! Operators, built-ins, subgroup operations, instruction kinds and execution classes are
 //! named once here so that a rule in one engine and the same rule in another engine talk
@@ -83,7 +83,7 @@ impl UnOp {
     }
 }
 
-/// Built-in per-thread values (semantics.md §1, litmus-format.md).
+/// Built-in per-thread values (docs/semantics.md §1, litmus-format.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Builtin {
     /// Subgroup invocation id.
@@ -180,7 +180,7 @@ impl RedOp {
     }
 }
 
-/// Subgroup operations (litmus-format.md, semantics.md §5).
+/// Subgroup operations (litmus-format.md, docs/semantics.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SgOp {
     All,
@@ -264,7 +264,7 @@ impl SgOp {
     }
 }
 
-/// Ballot helpers: local arithmetic on a ballot mask (semantics.md §5), not subgroup ops.
+/// Ballot helpers: local arithmetic on a ballot mask (docs/semantics.md §5), not subgroup ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LocalFn {
     /// `subgroupBallotBitCount(mask)`: number of set bits.
@@ -363,7 +363,7 @@ impl AtomicOp {
     }
 }
 
-/// Instruction kinds (semantics.md §3). A model gives each kind a [`Class`].
+/// Instruction kinds (docs/semantics.md §3). A model gives each kind a [`Class`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -382,7 +382,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kinds whose class a model chooses; `barrier` and `local` are fixed by semantics.md §3.
+    /// The kinds whose class a model chooses; `barrier` and `local` are fixed by docs/semantics.md §3.
     pub const MODELLED: [Kind; 4] = [Kind::Label, Kind::Branch, Kind::Memory, Kind::Sgop];
     /// The kinds whose events a timing rule constrains: the modelled ones and barriers
     /// (local arithmetic is an eager step of its thread, never an event another thread sees).
@@ -394,7 +394,7 @@ impl Kind {
         Kind::Barrier,
     ];
 
-    /// The class semantics.md §3 fixes for a kind no model chooses: barriers are collective
+    /// The class docs/semantics.md §3 fixes for a kind no model chooses: barriers are collective
     /// and local arithmetic independent in every model.
     pub fn fixed_class(self) -> Option<Class> {
         match self {
@@ -428,7 +428,7 @@ impl fmt::Display for Kind {
     }
 }
 
-/// Execution classes (semantics.md §3).
+/// Execution classes (docs/semantics.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
@@ -472,7 +472,7 @@ impl Class {
 }
 
 /// When the event of a dynamic block db may happen: how the events of T(db) are tied
-/// together, and whether threads undecided for db hold it back (semantics.md §3).
+/// together, and whether threads undecided for db hold it back (docs/semantics.md §3).
 ///
 /// This is the one table the explorer's enabling conditions, the encoder's constraints, the
 /// decoder's grouping of steps, the liveness reduction and the inclusion proofs' schemas all
@@ -499,7 +499,7 @@ impl TimingRule {
             Class::Speculative => (Members::Group, false),
             Class::Lazy => (Members::Resolve, true),
         };
-        // Memory accesses of one group step still take one time each (semantics.md §3).
+        // Memory accesses of one group step still take one time each (docs/semantics.md §3).
         let members = match members {
             Members::Group if kind == Kind::Memory => Members::Slot,
             m => m,
@@ -648,7 +648,7 @@ pub fn memory_tag_word(tag: &str) -> String {
 mod timing_table {
     use super::*;
 
-    /// The table of semantics.md §3, spelled out once more by hand: a change to
+    /// The table of docs/semantics.md §3, spelled out once more by hand: a change to
     /// `TimingRule::of` must be a change to this list too.
     #[test]
     fn eager_steps_and_slots_are_where_semantics_puts_them() {

@@ -1,4 +1,4 @@
-//! The thin-air query (semantics.md §7) on the suite's thin-air tests.
+//! The thin-air query (docs/semantics.md §7) on the suite's thin-air tests.
 
 use std::path::Path;
 use tangle::model::Model;

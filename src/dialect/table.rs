@@ -12,8 +12,8 @@
 //! Each thread becomes one arm of `if (tid == T) ...` in an SPMD kernel, placed so that its
 //! subgroup, workgroup and queue family are the ones written (idle lanes fill the rest). What
 //! differs between dialects (how a thread is placed, what an instruction means) is a
-//! [`Dialect`]. Forward branches to a later label become `if`s; a backward branch (a loop) is
-//! refused with its location.
+//! [`Dialect`]. Forward branches to a later label become `if`s; a thread with a backward
+//! branch (a loop), or jumps that do not nest, becomes a [`dispatch`] loop over its blocks.
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::syntax::ast::{

@@ -1,4 +1,4 @@
-//! The explicit-state explorer: every interleaving of semantics.md §2-§6, like TLC.
+//! The explicit-state explorer: every interleaving of docs/semantics.md §2-§6, like TLC.
 //!
 //! States are hashed, so each is expanded once; the visited set keeps a parent pointer and the
 //! steps taken, which is all a witness trace needs. Steps that no other thread can observe
@@ -280,7 +280,7 @@ struct Explorer<'p> {
 
 /// Explores every execution of `prog` under `model`.
 ///
-/// Unspecified values (semantics.md §5) are first carried as marked representatives: exact
+/// Unspecified values (docs/semantics.md §5) are first carried as marked representatives: exact
 /// when no marked value decides anything, which is the common case (a Kogge-Stone scan's
 /// out-of-range shuffles are discarded by the lanes that read them). If one does decide
 /// something, the exploration is redone with values sampled from a finite set, and a complete
@@ -643,7 +643,7 @@ fn absorb(
                 }
             }
             // Undefined behaviour or a cut under a speculation that may still fail is not
-            // reported: failed speculation is invisible (semantics.md §3).
+            // reported: failed speculation is invisible (docs/semantics.md §3).
             Outcome::Dead(kind, step) => {
                 if ex.speculation_confirmed(state) {
                     record_dead(r, kind, DeadEnd { state: here, step });
@@ -752,7 +752,7 @@ impl<'p> Explorer<'p> {
         self.prog.layout.subgroup_of(tid as u32)
     }
 
-    /// Is some thread of subgroup `sg` undecided for block `b` (semantics.md §2)?
+    /// Is some thread of subgroup `sg` undecided for block `b` (docs/semantics.md §2)?
     fn undecided(&self, s: &State, sg: u32, b: BlockId) -> bool {
         self.prog.layout.subgroup_threads(sg).any(|u| {
             let t = &s.threads[u as usize];

@@ -1,4 +1,4 @@
-//! Witness traces: the steps of one execution, in the vocabulary of semantics.md, shared by
+//! Witness traces: the steps of one execution, in the vocabulary of docs/semantics.md, shared by
 //! every engine (a Z3 witness is decoded into the same steps).
 
 use crate::eval::UbKind;

@@ -4,7 +4,7 @@
 //! selection merges, loop headers, continue targets, loop merges) with subgroup ops hoisted out
 //! of expressions; [`unroll`] turns it into a DAG of *block instances* (static block + loop
 //! iteration vector), which, paired with a subgroup, are exactly the dynamic blocks of
-//! semantics.md §2.
+//! docs/semantics.md §2.
 //!
 //! Architecture invariant: the IR knows nothing about models, interleavings or Z3.
 

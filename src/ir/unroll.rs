@@ -1,7 +1,7 @@
 //! Unrolling: the structured CFG becomes a DAG of block instances.
 //!
 //! An instance is a static block with the iteration count of every enclosing loop. Paired with
-//! a subgroup, an instance is a dynamic block (semantics.md §2), so the dynamic-block rules
+//! a subgroup, an instance is a dynamic block (docs/semantics.md §2), so the dynamic-block rules
 //! (threads reconverge at shared merges, different iterations are different blocks, no block
 //! runs twice, the graph is acyclic) hold by construction.
 //!
@@ -114,7 +114,7 @@ pub enum UnrollError {
 
 impl Program {
     /// Is block `to` reachable from block `from` by at least one edge? This is what makes a
-    /// thread *undecided* for a dynamic block (semantics.md §2).
+    /// thread *undecided* for a dynamic block (docs/semantics.md §2).
     /// The `addr`, `data` and `ctrl` dependencies ([`super::deps`]), computed once.
     pub fn deps(&self) -> &super::deps::Deps {
         self.deps.get_or_init(|| super::deps::analyse(self))

@@ -1,4 +1,4 @@
-//! Program equivalence and refinement (semantics.md §8): do two programs P and Q have the same
+//! Program equivalence and refinement (docs/semantics.md §8): do two programs P and Q have the same
 //! outcomes under a model M (or are P's among Q's)? When not, an outcome only one of them has,
 //! with a witness execution of the program that has it.
 //!

@@ -1,4 +1,4 @@
-//! Test minimization (semantics.md §8 "minimize"): shrink a test while it stays
+//! Test minimization (docs/semantics.md §8 "minimize"): shrink a test while it stays
 //! distinguishing (model B allows the condition's outcome, model A forbids it) until no single
 //! reduction keeps it distinguishing (1-minimal).
 //!

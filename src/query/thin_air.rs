@@ -1,4 +1,4 @@
-//! Thin air (semantics.md §7): outcomes a symbolic model allows and its well-founded
+//! Thin air (docs/semantics.md §7): outcomes a symbolic model allows and its well-founded
 //! counterpart forbids, each with the cycle of dependencies that justifies it.
 //!
 //! The thin-air outcomes are the symbolic model's outcomes minus the well-founded model's: the

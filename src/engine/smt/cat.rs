@@ -10,7 +10,7 @@
 //! and round (terms stay small); acyclicity of an axiom is an order clock per event (each
 //! edge raises the clock), and elsewhere irreflexivity of the closure, which is exact in
 //! both polarities. `TANGLE_CAT_ACYCLIC=closure` uses the closure for axioms too, to measure
-//! the two (docs/benchmarks.md).
+//! the two (docs/memory-models.md, "Why a verdict is what it is").
 
 use super::terms::{and, implies, konst, not, or};
 use crate::budget::{Budget, Exhausted};

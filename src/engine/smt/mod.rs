@@ -15,7 +15,7 @@
 //! - [`paths`]: guards, paths and registers, all threads together block by block, with
 //!   subgroup-op values (folded to constants when memberships and arguments are known);
 //! - [`memory`]: alias analysis, conflict order, reads-from and final values;
-//! - [`timing`]: the per-class timing rules (semantics.md §3), leaving events, workgroup
+//! - [`timing`]: the per-class timing rules (docs/semantics.md §3), leaving events, workgroup
 //!   barriers;
 //! - [`decode`]: a Z3 model back to a witness trace;
 //! - this file: the encoding's state, its budget, and the questions it answers.

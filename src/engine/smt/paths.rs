@@ -268,7 +268,7 @@ impl<'p> Encoding<'p> {
     }
 
     /// A subgroup op, for every subgroup at once: each participant's value is the op over
-    /// T(db) and the participants' arguments (semantics.md §5, `eval::sgop_result`). When
+    /// T(db) and the participants' arguments (docs/semantics.md §5, `eval::sgop_result`). When
     /// memberships and arguments are constants, so is the result, and no variable is made.
     fn sgop(
         &mut self,

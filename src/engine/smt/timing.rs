@@ -1,4 +1,4 @@
-//! When events may happen: the per-class timing constraints of semantics.md §3, each behind
+//! When events may happen: the per-class timing constraints of docs/semantics.md §3, each behind
 //! its (kind, class) assumption literal, plus the leaving events of §2 and workgroup
 //! barriers.
 //!
