@@ -46,8 +46,13 @@ const MEMORY_EVERY: u32 = 256;
 impl Budget {
     /// A budget starting now.
     pub fn new(time: Option<Duration>, max_memory_mib: Option<u64>) -> Budget {
+        Budget::since(Instant::now(), time, max_memory_mib)
+    }
+
+    /// A budget that started at `start` (an analysis whose earlier phases already ran).
+    pub fn since(start: Instant, time: Option<Duration>, max_memory_mib: Option<u64>) -> Budget {
         Budget {
-            start: Instant::now(),
+            start,
             time,
             max_memory_mib,
             ticks: Cell::new(0),

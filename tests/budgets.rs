@@ -126,3 +126,31 @@ fn a_dead_unspecified_value_leaves_the_explorer_decided_and_a_live_one_does_not(
         assert!(matches!(v, Verdict::Unknown(_)), "{m}: {v:?}");
     }
 }
+
+/// Three nested loops whose trip counts come from memory another thread writes: at
+/// `--unroll 16` unrolling makes thousands of block instances, far more than a millisecond's
+/// work.
+const DEEP_NEST: &str = "test nest\nthreads 2\nglobal n = 3\nkernel {\n  if (tid == 1) { n = 5; }\n  m = n;\n  i = 0;\n  while (i < m) {\n    j = 0;\n    while (j < m) {\n      k = 0;\n      while (k < m) { k = k + 1; }\n      j = j + 1;\n    }\n    i = i + 1;\n  }\n  r = i;\n}\nexists (0:r == 3)\n";
+
+#[test]
+fn unrolling_runs_under_the_time_budget_and_its_exhaustion_names_the_phase() {
+    let test = test_of(DEEP_NEST);
+    let cm = Model::by_name("CM").expect("CM");
+    let unbounded = query::compile(&test, 16).expect("it unrolls without a budget");
+    assert!(unbounded.blocks.len() > 5_000, "{}", unbounded.blocks.len());
+    let opts = Options::default().with_unroll(16).with_timeout_ms(Some(1));
+    match query::analyse(&test, &cm, &opts) {
+        Err(query::QueryError::Exhausted(e)) => {
+            let why = e.to_string();
+            assert!(
+                why.contains("unrolling") || why.contains("loop depths"),
+                "{why}"
+            );
+        }
+        Err(e) => panic!("expected the budget to run out while unrolling, got {e}"),
+        Ok(a) => panic!(
+            "expected the budget to run out while unrolling, got {:?}",
+            a.verdict
+        ),
+    }
+}

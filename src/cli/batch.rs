@@ -136,8 +136,18 @@ pub fn run(kind: Kind, c: &Common) -> Status {
                 bar.suspend(|| out::note(&w));
             }
         }
-        let prog = match query::compile(t, opts.unroll) {
+        // The first memory model's budget includes unrolling; each later one starts afresh.
+        opts.start = Some(std::time::Instant::now());
+        let prog = match query::compile_for(t, &opts) {
             Ok(p) => p,
+            Err(query::QueryError::Exhausted(e)) => {
+                for mm in &memories {
+                    opts.memory = mm.clone();
+                    analyses.extend(query::unanswered(t, &models, &opts, &e));
+                }
+                bar.inc(1);
+                continue;
+            }
             Err(e) => {
                 status = status.and(bar.suspend(|| out::diagnostics(&e.diagnostic(t).into())));
                 bar.inc(1);
@@ -145,7 +155,10 @@ pub fn run(kind: Kind, c: &Common) -> Status {
             }
         };
         tracing::info!(test = %t.name, "analysing");
-        for mm in &memories {
+        for (i, mm) in memories.iter().enumerate() {
+            if i > 0 {
+                opts.start = Some(std::time::Instant::now());
+            }
             opts.memory = mm.clone();
             analyses.extend(query::analyse_models(t, &prog, &models, &opts));
         }

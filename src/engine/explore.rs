@@ -12,7 +12,7 @@
 use super::trace::{At, Effect, Step};
 use crate::budget::Budget;
 use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
-use crate::ir::unroll::Term;
+use crate::ir::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::memory::{self, Access, Judgement, MemoryModel, What};
 use crate::model::Model;

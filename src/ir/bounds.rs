@@ -16,7 +16,7 @@
 //! becomes known, or more than [`MAX_DEPTH`] iterations, or too much work) gets `--unroll`.
 
 use super::cfg::{Cfg, STerm};
-use super::unroll::{Program, Target, Term};
+use super::program::{Program, Target, Term};
 use super::{Expr, Op, RegId};
 use crate::eval::{self, Domain};
 use crate::vocab::{BinOp, Builtin, UnOp};

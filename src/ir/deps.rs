@@ -11,20 +11,17 @@
 //! carries what either path gave it; the relations only ever relate events that both happen,
 //! so a dependency is never claimed between events of different paths.
 
-use super::unroll::{BlockId, Program, Term};
+use super::program::{BlockId, Program, Term};
+pub use super::program::{Deps, Pos};
 use super::Op;
 use crate::vocab::{AtomicOp, RegId};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// An instruction: block instance and index in the block.
-pub type Pos = (BlockId, u32);
-
-/// The three dependency relations, from a read's instruction to a later instruction.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Deps {
-    pub addr: BTreeSet<(Pos, Pos)>,
-    pub data: BTreeSet<(Pos, Pos)>,
-    pub ctrl: BTreeSet<(Pos, Pos)>,
+impl Program {
+    /// The `addr`, `data` and `ctrl` dependencies, computed when a memory model first asks.
+    pub fn deps(&self) -> &Deps {
+        self.deps.get_or_init(|| analyse(self))
+    }
 }
 
 /// Which reads each register may hold a value from.
@@ -107,7 +104,7 @@ pub fn analyse(prog: &Program) -> Deps {
             ctrl_out.extend(flow(&o, &regs));
         }
         for t in block.term.targets() {
-            if let super::unroll::Target::Block(t) = t {
+            if let super::program::Target::Block(t) = t {
                 let t = t as usize;
                 for (r, from) in &o {
                     at_entry[t].entry(*r).or_default().extend(from);

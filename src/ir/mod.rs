@@ -11,12 +11,16 @@
 pub mod bounds;
 pub mod cfg;
 pub mod deps;
+pub mod depth;
+pub mod program;
 pub mod unroll;
 
 use crate::syntax::Span;
 use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, SgOp};
 
-pub use unroll::{unroll, BlockId, Program, Target, UnrollError};
+pub use depth::unroll;
+pub use program::{Block, BlockId, Program, Target, Term};
+pub use unroll::UnrollError;
 
 pub use crate::vocab::{Expr, RegId};
 
@@ -30,7 +34,7 @@ pub struct Loc {
     pub index: Expr,
 }
 
-/// One instruction inside a block (labels and terminators are implicit in [`unroll::Block`]).
+/// One instruction inside a block (labels and terminators are implicit in [`program::Block`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `dst = value` (kind local).

@@ -196,10 +196,16 @@ pub fn equiv(
     refines: bool,
 ) -> Result<EquivReport, EquivError> {
     let extra = compared_locations(p, q)?;
+    // One budget for the pair: unrolling and encoding both programs, and solving.
+    let opts = &opts.clone().started();
+    let budget = opts.budget();
     let compile = |t: &ast::Test| {
-        super::compile_observing(t, opts.unroll, &extra).map_err(|err| EquivError::Compile {
-            which: t.file.clone(),
-            err,
+        super::compile_within(t, opts.unroll, &extra, &budget).map_err(|err| match err {
+            QueryError::Exhausted(x) => EquivError::Exhausted(x),
+            err => EquivError::Compile {
+                which: t.file.clone(),
+                err,
+            },
         })
     };
     let (pp, qp) = (compile(p)?, compile(q)?);
@@ -210,19 +216,11 @@ pub fn equiv(
         timeout_ms: opts.timeout_ms,
         max_outcomes: opts.max_outcomes,
         memory: opts.memory.clone(),
+        start: opts.start,
         ..SmtOptions::default()
     };
-    // One time budget for the pair: Q's encoding gets what P's left.
-    let start = std::time::Instant::now();
     let pe = Encoding::new(&pp, models, &so)?;
-    let so_q = SmtOptions {
-        timeout_ms: opts.timeout_ms.map(|ms| {
-            let spent = start.elapsed().as_millis().min(u32::MAX as u128) as u32;
-            ms.saturating_sub(spent).max(1)
-        }),
-        ..so.clone()
-    };
-    let qe = Encoding::new(&qp, models, &so_q)?;
+    let qe = Encoding::new(&qp, models, &so)?;
     let question = if refines {
         Question::Refines
     } else {

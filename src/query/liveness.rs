@@ -6,7 +6,7 @@
 //! ([`crate::engine::smt::liveness::decide`]): a state of the unrolled program where every thread has
 //! terminated, waits for good, or can repeat a loop iteration that changes nothing.
 
-use super::{compile, render_trace, Engine, Options, QueryError, TraceStep};
+use super::{compile_for, render_trace, Engine, Options, QueryError, TraceStep};
 use crate::engine::explore::{self, Exploration, ExploreOptions};
 use crate::engine::lasso::{self, Finding, Hang};
 use crate::engine::smt::contain;
@@ -104,7 +104,7 @@ pub fn liveness(
     opts: &Options,
 ) -> Result<LivenessReport, QueryError> {
     let start = Instant::now();
-    let prog = compile(test, opts.unroll)?;
+    let opts = &opts.clone().started();
     let mut report = LivenessReport {
         test: test.name.clone(),
         file: test.file.clone(),
@@ -119,6 +119,15 @@ pub fn liveness(
         threads: Vec::new(),
         states: 0,
         millis: 0.0,
+    };
+    let prog = match compile_for(test, opts) {
+        Ok(p) => p,
+        Err(QueryError::Exhausted(e)) => {
+            report.verdict = LiveVerdict::Unknown(e.to_string());
+            report.millis = start.elapsed().as_secs_f64() * 1e3;
+            return Ok(report);
+        }
+        Err(e) => return Err(e),
     };
     report.verdict = if opts.memory.is_some() {
         LiveVerdict::Unknown(

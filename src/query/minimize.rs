@@ -14,7 +14,7 @@
 //! whole list is tried without keeping one: then the test is 1-minimal by construction.
 
 use super::search::{analyse_combinations, Combination};
-use super::{compile, Engine, Options, Verdict};
+use super::{compile_for, Engine, Options, Verdict};
 use crate::syntax::ast::{Condition, Expectation, Expr, ExprKind, Prop, Stmt, StmtKind, Test};
 use crate::syntax::print::{condition, expr_to_string, stmt_to_string, to_litmus};
 use crate::syntax::Span;
@@ -91,7 +91,7 @@ pub fn minimize(
     let start = Instant::now();
     let opts = opts.clone().with_engine(Engine::Smt).with_outcomes(false);
     let models = [forbidden_by.clone(), allowed_by.clone()];
-    let prog = compile(test, opts.unroll)?;
+    let prog = compile_for(test, &opts.clone().started())?;
     let first = analyse_combinations(test, &prog, &models, &opts);
     let (a, b) = (&first[0], &first[1]);
     if a.verdict != Verdict::Forbidden || b.verdict != Verdict::Allowed {
@@ -195,7 +195,8 @@ pub fn minimize(
 /// Does `forbidden_by` (models[0]) forbid and `allowed_by` (models[1]) allow the condition,
 /// without undefined behaviour unless `ub_allowed`?
 fn check(t: &Test, models: &[Combination; 2], opts: &Options, ub_allowed: bool) -> bool {
-    let Ok(prog) = compile(t, opts.unroll) else {
+    let opts = &opts.clone().started();
+    let Ok(prog) = compile_for(t, opts) else {
         return false;
     };
     let an = analyse_combinations(t, &prog, models, opts);

@@ -4,6 +4,7 @@
 //! Architecture invariant: queries return data ([`Analysis`]); they never print. The
 //! `report` module turns it into text or JSON.
 
+use crate::budget::Budget;
 use crate::engine::explore::{self, Exploration, ExploreOptions};
 use crate::engine::smt::{self, Answer, SmtOptions};
 use crate::engine::trace::{At, Effect, Step};
@@ -66,6 +67,9 @@ pub struct Options {
     pub time_bits: u32,
     /// A relaxed memory model (cat); `None`: sequentially consistent memory (built in).
     pub memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
+    /// When the test's analysis began, so that unrolling and the engines share one deadline
+    /// ([`Options::started`]); `None`: each budget starts when it is made.
+    pub start: Option<Instant>,
 }
 
 /// The loop bound when none is given (`--unroll`).
@@ -87,6 +91,7 @@ impl Default for Options {
             max_outcomes: DEFAULT_MAX_OUTCOMES,
             time_bits: 0,
             memory: None,
+            start: None,
         }
     }
 }
@@ -112,9 +117,16 @@ impl Options {
         self.max_memory_mib = mib;
         self
     }
-    /// A budget for one analysis, starting now.
-    pub fn budget(&self) -> crate::budget::Budget {
-        crate::budget::Budget::new(
+    /// These options with the analysis's clock started now, unless it already runs: call it
+    /// before compiling, so that unrolling counts in `timeout_ms`.
+    pub fn started(mut self) -> Self {
+        self.start.get_or_insert_with(Instant::now);
+        self
+    }
+    /// The budget of one analysis: from [`Options::start`] if set, else from now.
+    pub fn budget(&self) -> Budget {
+        Budget::since(
+            self.start.unwrap_or_else(Instant::now),
             self.timeout_ms.map(|ms| Duration::from_millis(ms as u64)),
             self.max_memory_mib,
         )
@@ -128,6 +140,7 @@ impl Options {
             time_bits: self.time_bits,
             memory: self.memory.clone(),
             liveness: false,
+            start: self.start,
         }
     }
     pub fn with_time_bits(mut self, bits: u32) -> Self {
@@ -292,10 +305,20 @@ impl Analysis {
 /// Failures that prevent an analysis (bad input, not a verdict).
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
+    /// The loop nest is too large to unroll (never a budget: that is `Exhausted`).
     #[error("{0}")]
-    Unroll(#[from] ir::UnrollError),
+    Unroll(ir::UnrollError),
     #[error("{0}")]
     Exhausted(#[from] crate::budget::Exhausted),
+}
+
+impl From<ir::UnrollError> for QueryError {
+    fn from(e: ir::UnrollError) -> QueryError {
+        match e {
+            ir::UnrollError::Exhausted(x) => QueryError::Exhausted(x),
+            e => QueryError::Unroll(e),
+        }
+    }
 }
 
 impl QueryError {
@@ -307,30 +330,54 @@ impl QueryError {
                 Diagnostic::new(&test.file, &test.source, *span, e.to_string())
                     .with_help("lower --unroll, or give the loop a trip count tangle can find")
             }
+            QueryError::Unroll(e) => Diagnostic::bare(&test.file, 0, 0, e.to_string()),
             QueryError::Exhausted(e) => Diagnostic::bare(&test.file, 0, 0, e.to_string()),
         }
     }
 }
 
-/// Lowers and unrolls a test.
+/// Lowers and unrolls a test with no budget (tests, generators and programs known to be
+/// small); the queries use [`compile_within`].
 pub fn compile(test: &ast::Test, unroll: u32) -> Result<Program, QueryError> {
-    Ok(ir::unroll(ir::cfg::lower(test), unroll)?)
+    compile_within(test, unroll, &[], &Budget::unlimited())
 }
 
-/// As [`compile`], observing `extra` locations too (e.g. to compare two programs on the same
-/// locations). Every global named in `extra` must be declared by the test.
+/// Lowers and unrolls a test within `budget`, observing `extra` locations too (e.g. to compare
+/// two programs on the same locations). Every global named in `extra` must be declared by
+/// the test.
+pub fn compile_within(
+    test: &ast::Test,
+    unroll: u32,
+    extra: &[ast::Operand],
+    budget: &Budget,
+) -> Result<Program, QueryError> {
+    Ok(ir::unroll(
+        ir::cfg::lower_observing(test, extra),
+        unroll,
+        budget,
+    )?)
+}
+
+/// As [`compile`], observing `extra` locations too (no budget: enumerated programs).
 pub fn compile_observing(
     test: &ast::Test,
     unroll: u32,
     extra: &[ast::Operand],
 ) -> Result<Program, QueryError> {
-    Ok(ir::unroll(ir::cfg::lower_observing(test, extra), unroll)?)
+    compile_within(test, unroll, extra, &Budget::unlimited())
+}
+
+/// As [`compile_within`], under the options' budget. `opts` must be [`Options::started`] for
+/// the unrolling to count in the analysis's time.
+pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
+    compile_within(test, opts.unroll, &[], &opts.budget())
 }
 
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.
 pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analysis, QueryError> {
-    let prog = compile(test, opts.unroll)?;
-    Ok(analyse_models(test, &prog, std::slice::from_ref(model), opts).remove(0))
+    let opts = opts.clone().started();
+    let prog = compile_for(test, &opts)?;
+    Ok(analyse_models(test, &prog, std::slice::from_ref(model), &opts).remove(0))
 }
 
 /// As [`analyse`], for an already compiled program and several models at once (the SMT
@@ -425,6 +472,36 @@ pub fn model_label(model: &str, memory: Option<&crate::memory::MemoryModel>) -> 
 }
 
 fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Analysis {
+    let observables = prog
+        .observables
+        .iter()
+        .map(|o| prog.observable_name(o))
+        .collect();
+    blank_observing(test, observables, model, opts)
+}
+
+/// The analyses of a test that could not be compiled within its budget: `unknown`, with why.
+pub fn unanswered(
+    test: &ast::Test,
+    models: &[Model],
+    opts: &Options,
+    why: &crate::budget::Exhausted,
+) -> Vec<Analysis> {
+    models
+        .iter()
+        .map(|m| Analysis {
+            verdict: Verdict::Unknown(why.to_string()),
+            ..blank_observing(test, Vec::new(), m, opts)
+        })
+        .collect()
+}
+
+fn blank_observing(
+    test: &ast::Test,
+    observables: Vec<String>,
+    model: &Model,
+    opts: &Options,
+) -> Analysis {
     let label = model_label(&model.name, opts.memory.as_deref());
     Analysis {
         test: test.name.clone(),
@@ -440,11 +517,7 @@ fn blank(test: &ast::Test, prog: &Program, model: &Model, opts: &Options) -> Ana
         condition: condition_text(test),
         quantifier: test.condition.quantifier,
         condition_holds: None,
-        observables: prog
-            .observables
-            .iter()
-            .map(|o| prog.observable_name(o))
-            .collect(),
+        observables,
         outcomes: Vec::new(),
         outcomes_listed: false,
         outcomes_complete: false,
@@ -768,9 +841,9 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                 At::Term => (
                     b.term_span.line,
                     match &b.term {
-                        ir::unroll::Term::Return => "return".to_string(),
-                        ir::unroll::Term::Jump(_) => "branch".to_string(),
-                        ir::unroll::Term::Branch { .. } => {
+                        ir::Term::Return => "return".to_string(),
+                        ir::Term::Jump(_) => "branch".to_string(),
+                        ir::Term::Branch { .. } => {
                             format!("branch: {}", line_text(b.term_span.line))
                         }
                     },

@@ -8,10 +8,10 @@
 //! order, so a load reads the last store to its cell), the arguments of every participant, and
 //! the branches that decide who participates.
 
-use super::{compile, render_trace, Options, QueryError, TraceStep};
+use super::{compile_for, render_trace, Options, QueryError, TraceStep};
 use crate::engine::smt::{Answer, Encoding};
 use crate::engine::trace::{At, Effect, Step};
-use crate::ir::unroll::Term;
+use crate::ir::Term;
 use crate::ir::{Program, Target};
 use crate::model::Model;
 use crate::syntax::ast;
@@ -67,7 +67,8 @@ pub fn thin_air(
     opts: &Options,
     max: usize,
 ) -> Result<ThinAirReport, QueryError> {
-    let prog = compile(test, opts.unroll)?;
+    let opts = &opts.clone().started();
+    let prog = compile_for(test, opts)?;
     // Names as reports give them: `Symb+vulkan` under a memory model.
     let label = |m: &Model| super::model_label(&m.name, opts.memory.as_deref());
     let all = [

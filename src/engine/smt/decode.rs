@@ -4,8 +4,8 @@
 use super::time::Time;
 use super::Encoding;
 use crate::engine::trace::{At, Effect, Step};
-use crate::ir::unroll::Term;
 use crate::ir::BlockId;
+use crate::ir::Term;
 use crate::model::Model;
 use crate::vocab::Kind;
 use z3::ast::{Bool, BV};

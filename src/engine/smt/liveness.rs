@@ -35,7 +35,7 @@ use crate::budget::Exhausted;
 use crate::engine::trace::Step;
 use crate::eval::UbKind;
 use crate::ir::cfg::{LoopId, Role};
-use crate::ir::unroll::Term;
+use crate::ir::Term;
 use crate::ir::{BlockId, Op, Program, Target};
 use crate::model::Model;
 use crate::progress::{Progress, ThreadStatus};

@@ -68,6 +68,8 @@ pub struct SmtOptions {
     /// Keep what the liveness question needs ([`liveness`]): the registers at every loop
     /// header and the event of each undefined behaviour.
     pub liveness: bool,
+    /// When the analysis began (unrolling included); `None`: when the encoding starts.
+    pub start: Option<std::time::Instant>,
 }
 
 impl Default for SmtOptions {
@@ -79,6 +81,7 @@ impl Default for SmtOptions {
             time_bits: 0,
             memory: None,
             liveness: false,
+            start: None,
         }
     }
 }
@@ -250,7 +253,8 @@ impl<'p> Encoding<'p> {
         optional: HashMap<(BlockId, u32), (Bool, usize)>,
         template: bool,
     ) -> Result<Encoding<'p>, Exhausted> {
-        let budget = Budget::new(
+        let budget = Budget::since(
+            opts.start.unwrap_or_else(std::time::Instant::now),
             opts.timeout_ms
                 .map(|ms| std::time::Duration::from_millis(ms as u64)),
             opts.max_memory_mib,

@@ -16,7 +16,7 @@ use super::{Encoding, MemEv};
 use crate::budget::Budget;
 use crate::budget::Exhausted;
 use crate::eval::{self, SgInputs, UbKind};
-use crate::ir::unroll::Term;
+use crate::ir::Term;
 use crate::ir::{BlockId, Op, Target};
 use crate::vocab::{Kind, Members};
 use std::collections::HashMap;

@@ -20,7 +20,7 @@ use super::time::Time;
 use super::Encoding;
 use crate::budget::{Budget, Exhausted};
 use crate::eval::UbKind;
-use crate::ir::unroll::Term;
+use crate::ir::Term;
 use crate::ir::{BlockId, Op, Target};
 use crate::vocab::{Class, Kind, Members, TimingRule};
 use std::collections::{BTreeSet, HashMap};

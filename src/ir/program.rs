@@ -1,0 +1,216 @@
+//! The unrolled program every engine runs: a DAG of block instances, numbered in topological
+//! order, with the static structure it came from. [`super::unroll`] builds it; the engines,
+//! the static analyses ([`super::bounds`], [`super::deps`]) and the reports read it.
+
+use super::cfg::{Cfg, Role, SBlockId};
+use super::{Expr, GlobalInfo, Instr, Layout, Observable, Prop, RegInfo};
+use crate::syntax::Span;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+/// Index of a block instance in [`Program::blocks`]; blocks are numbered in topological order.
+pub type BlockId = u32;
+
+/// Where a branch goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Block(BlockId),
+    /// Beginning one more loop iteration than the bound allows.
+    Cut,
+}
+
+/// How a block instance ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    Jump(Target),
+    Branch {
+        cond: Expr,
+        then_to: Target,
+        else_to: Target,
+    },
+    Return,
+}
+
+impl Term {
+    pub fn targets(&self) -> Vec<Target> {
+        match self {
+            Term::Jump(t) => vec![*t],
+            Term::Branch {
+                then_to, else_to, ..
+            } => vec![*then_to, *else_to],
+            Term::Return => vec![],
+        }
+    }
+}
+
+/// One block instance: the unit of convergence.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub sblock: SBlockId,
+    pub role: Role,
+    /// Iteration count of each enclosing loop, outermost first.
+    pub iters: Vec<u32>,
+    pub instrs: Vec<Instr>,
+    pub term: Term,
+    pub span: Span,
+    pub term_span: Span,
+}
+
+impl Block {
+    /// A readable name: role, static block, iteration vector, e.g. `body#3[1]`.
+    pub fn name(&self) -> String {
+        let mut s = format!("{}#{}", self.role.name(), self.sblock);
+        if !self.iters.is_empty() {
+            let its: Vec<String> = self.iters.iter().map(|i| i.to_string()).collect();
+            s.push_str(&format!("[{}]", its.join(",")));
+        }
+        s
+    }
+}
+
+/// The unrolled program every engine runs.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub blocks: Vec<Block>,
+    pub entry: BlockId,
+    pub regs: Vec<RegInfo>,
+    pub globals: Vec<GlobalInfo>,
+    pub layout: Layout,
+    pub observables: Vec<Observable>,
+    pub prop: Prop,
+    pub unroll: u32,
+    /// How far each loop (by loop id) was unrolled: its depth found by `ir::bounds`, else
+    /// `unroll`.
+    pub depths: Vec<u32>,
+    /// `reach[b]`: the blocks reachable from b by one or more edges, as a bit set.
+    pub(super) reach: Vec<Vec<u64>>,
+    /// Static structure, kept for DOT output.
+    pub cfg: Cfg,
+    /// Register dependencies, computed by [`super::deps`] when a memory model first asks.
+    pub(super) deps: std::sync::OnceLock<Deps>,
+}
+
+/// An instruction: block instance and index in the block.
+pub type Pos = (BlockId, u32);
+
+/// The three dependency relations of [`super::deps`], from a read's instruction to a later
+/// instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Deps {
+    pub addr: std::collections::BTreeSet<(Pos, Pos)>,
+    pub data: std::collections::BTreeSet<(Pos, Pos)>,
+    pub ctrl: std::collections::BTreeSet<(Pos, Pos)>,
+}
+
+impl Program {
+    /// Is block `to` reachable from block `from` by at least one edge? This is what makes a
+    /// thread *undecided* for a dynamic block (docs/semantics.md §2).
+    pub fn reaches(&self, from: BlockId, to: BlockId) -> bool {
+        let w = &self.reach[from as usize];
+        let i = to as usize;
+        w[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Does the terminator of block `b` touch a loop's iteration structure: `b` is a loop
+    /// header, or it branches to one (a back edge or a loop's entry), or to the cut? Liveness
+    /// makes these steps visible so that a spinning thread rests at the same static place in
+    /// every iteration (see `engine::lasso`).
+    pub fn loop_edge(&self, b: BlockId) -> bool {
+        let block = &self.blocks[b as usize];
+        block.role == Role::LoopHeader
+            || block.term.targets().iter().any(|t| match t {
+                Target::Cut => true,
+                Target::Block(t) => self.blocks[*t as usize].role == Role::LoopHeader,
+            })
+    }
+
+    /// The iteration differences of two block instances over the loops enclosing both
+    /// (outermost first). With the static blocks, this is all the semantics can tell about two
+    /// positions: equality (same dynamic block) and reachability follow from it, whatever the
+    /// absolute iteration counts.
+    pub fn iteration_offsets(&self, a: BlockId, b: BlockId, out: &mut Vec<u32>) {
+        let (ba, bb) = (&self.blocks[a as usize], &self.blocks[b as usize]);
+        let (la, lb) = (
+            &self.cfg.blocks[ba.sblock].loops,
+            &self.cfg.blocks[bb.sblock].loops,
+        );
+        let common = la.iter().zip(lb).take_while(|(x, y)| x == y).count();
+        for k in 0..common.min(ba.iters.len()).min(bb.iters.len()) {
+            out.push(ba.iters[k].wrapping_sub(bb.iters[k]));
+        }
+    }
+
+    /// Total memory cells.
+    pub fn cells(&self) -> u32 {
+        self.globals.iter().map(|g| g.len).sum()
+    }
+
+    /// Initial memory.
+    pub fn initial_memory(&self) -> Vec<u32> {
+        self.globals
+            .iter()
+            .flat_map(|g| g.init.iter().copied())
+            .collect()
+    }
+
+    /// The display name of a memory cell: `x` or `a[2]`.
+    pub fn cell_name(&self, cell: u32) -> String {
+        for g in &self.globals {
+            if cell >= g.base && cell < g.base + g.len {
+                return if g.is_array {
+                    format!("{}[{}]", g.name, cell - g.base)
+                } else {
+                    g.name.clone()
+                };
+            }
+        }
+        format!("?{cell}")
+    }
+
+    /// The display name of an observable: `0:r` or `a[1]`.
+    pub fn observable_name(&self, o: &Observable) -> String {
+        match o {
+            Observable::Reg { thread, reg } => {
+                format!("{}:{}", thread, self.regs[*reg as usize].name)
+            }
+            Observable::Mem { cell } => self.cell_name(*cell),
+        }
+    }
+
+    /// The whole program as a petgraph graph of block instances (for DOT and analyses).
+    pub fn graph(&self) -> DiGraph<String, &'static str> {
+        let mut g = DiGraph::new();
+        let nodes: Vec<NodeIndex> = self.blocks.iter().map(|b| g.add_node(b.name())).collect();
+        let cut = g.add_node("cut".to_string());
+        for (i, b) in self.blocks.iter().enumerate() {
+            for t in b.term.targets() {
+                let to = match t {
+                    Target::Block(t) => nodes[t as usize],
+                    Target::Cut => cut,
+                };
+                g.add_edge(nodes[i], to, "");
+            }
+        }
+        g
+    }
+}
+
+/// Transitive successors of every block, computed backwards over the topological order.
+pub(super) fn reachability(blocks: &[Block]) -> Vec<Vec<u64>> {
+    let words = blocks.len().div_ceil(64);
+    let mut reach = vec![vec![0u64; words]; blocks.len()];
+    for b in (0..blocks.len()).rev() {
+        let mut acc = vec![0u64; words];
+        for t in blocks[b].term.targets() {
+            if let Target::Block(t) = t {
+                let t = t as usize;
+                acc[t / 64] |= 1 << (t % 64);
+                for (a, r) in acc.iter_mut().zip(&reach[t]) {
+                    *a |= r;
+                }
+            }
+        }
+        reach[b] = acc;
+    }
+    reach
+}
