@@ -4,7 +4,6 @@
 //! the grammar: no program with fewer lanes, and none with as many lanes and fewer
 //! instructions, distinguishes the models.
 
-use super::include;
 use super::search::{
     secs, Combination, Layer, Progress, SearchError, SearchOptions, Stop, Witness,
 };
@@ -41,7 +40,7 @@ pub fn distinguish(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Distinction, SearchError> {
     let start = Instant::now();
-    let s = include::search(
+    let s = super::search::search(
         a,
         b,
         opts,

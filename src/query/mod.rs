@@ -5,8 +5,8 @@
 //! `report` module turns it into text or JSON.
 
 use crate::budget::Budget;
-use crate::engine::explore::{self, Exploration, ExploreOptions};
-use crate::engine::smt::{self, Answer, SmtOptions};
+use crate::engine::explore::{self, ExploreOptions};
+use crate::engine::smt::{self, SmtOptions};
 use crate::engine::trace::{At, Effect, Step};
 use crate::ir::{self, Program, Target};
 use crate::model::Model;
@@ -26,6 +26,7 @@ pub mod liveness;
 pub mod minimize;
 pub mod search;
 pub mod thin_air;
+mod verdict;
 
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -234,18 +235,6 @@ pub struct UbReport {
     pub witness: Vec<TraceStep>,
 }
 
-/// A memory model's flag raised by a consistent execution (herd's `Flag data-race`).
-fn flag_report(name: &str, witness: Vec<TraceStep>) -> UbReport {
-    UbReport {
-        kind: crate::eval::UbKind::MemoryModelFlag,
-        description: format!(
-            "{}: {name}",
-            crate::eval::UbKind::MemoryModelFlag.describe()
-        ),
-        witness,
-    }
-}
-
 /// The answer for one test under one model.
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
@@ -404,7 +393,7 @@ pub fn analyse_models(
                         liveness: false,
                     };
                     match explore::explore(prog, m, &eo) {
-                        Ok(ex) => fill_from_exploration(&mut a, test, prog, &ex, opts),
+                        Ok(ex) => verdict::from_exploration(&mut a, test, prog, &ex, opts),
                         Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
                     }
                     a.millis = duration_ms(start.elapsed());
@@ -434,7 +423,7 @@ pub fn analyse_models(
                     .map(|(i, m)| {
                         let start = Instant::now();
                         let mut a = blank(test, prog, m, opts);
-                        fill_from_smt(&mut a, test, prog, &enc, m, opts);
+                        verdict::from_smt(&mut a, test, prog, &enc, m, opts);
                         // The shared encoding's cost is charged to the first model.
                         let spent = start.elapsed() + if i == 0 { setup } else { Duration::ZERO };
                         a.millis = duration_ms(spent);
@@ -533,278 +522,8 @@ fn blank_observing(
     }
 }
 
-fn fill_from_smt(
-    a: &mut Analysis,
-    test: &ast::Test,
-    prog: &Program,
-    enc: &smt::Encoding,
-    m: &Model,
-    opts: &Options,
-) {
-    let render = |steps: &[Step]| render_trace(test, prog, steps);
-    let mut why_incomplete = Vec::new();
-    let cut = enc.cut(m);
-    match &cut {
-        Answer::Yes(steps) => {
-            a.bound_hit = Some(render(steps));
-            why_incomplete.push(format!(
-                "an execution can be cut by the loop bound (--unroll {})",
-                prog.unroll
-            ));
-        }
-        Answer::Unknown(r) => why_incomplete.push(format!(
-            "could not decide whether the loop bound cuts an execution ({r})"
-        )),
-        Answer::No => {}
-    }
-    for (kind, steps) in enc.undefined_behaviour(m) {
-        a.undefined_behaviour.push(UbReport {
-            kind,
-            description: kind.describe().to_string(),
-            witness: render(&steps),
-        });
-    }
-    for (name, answer) in enc.flags(m) {
-        match answer {
-            Answer::Yes(steps) => a
-                .undefined_behaviour
-                .push(flag_report(&name, render(&steps))),
-            Answer::No => {}
-            Answer::Unknown(r) => why_incomplete.push(format!(
-                "could not decide the memory model's flag `{name}` ({r})"
-            )),
-        }
-    }
-    if opts.want_outcomes {
-        let o = enc.outcomes(m, opts.max_outcomes);
-        a.outcomes = o
-            .outcomes
-            .into_iter()
-            .map(|v| OutcomeRow {
-                satisfies: prog.prop.eval(&v),
-                values: v,
-            })
-            .collect();
-        if let Some(why) = o.incomplete {
-            why_incomplete.push(format!("outcome enumeration {why}"));
-        }
-    }
-    a.outcomes_listed = opts.want_outcomes;
-    a.outcomes_complete = opts.want_outcomes && why_incomplete.is_empty();
-    if opts.want_outcomes && !why_incomplete.is_empty() {
-        a.outcomes_incomplete = Some(why_incomplete.join("; "));
-    }
-    a.verdict = match enc.allowed_execution(m) {
-        Answer::Yes((steps, execution)) => {
-            a.witness = Some(render(&steps));
-            a.witness_differs = witness_differs(prog, &steps);
-            a.memory = execution.map(|e| crate::memory::MemoryReport {
-                execution: Some(e),
-                ..Default::default()
-            });
-            Verdict::Allowed
-        }
-        Answer::No if matches!(cut, Answer::No) => {
-            if opts.memory.is_some() {
-                a.memory = Some(enc.forbidding_axioms(m));
-            }
-            Verdict::Forbidden
-        }
-        Answer::No => Verdict::Unknown(why_incomplete.join("; ")),
-        Answer::Unknown(r) => Verdict::Unknown(format!("the solver could not decide: {r}")),
-    };
-    a.condition_holds = condition_holds(a);
-}
-
 fn duration_ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
-}
-
-fn fill_from_exploration(
-    a: &mut Analysis,
-    test: &ast::Test,
-    prog: &Program,
-    ex: &Exploration,
-    opts: &Options,
-) {
-    a.states = ex.states;
-    a.outcomes = ex
-        .outcomes
-        .keys()
-        .map(|v| OutcomeRow {
-            values: v.clone(),
-            satisfies: prog.prop.eval(v),
-        })
-        .collect();
-    let render = |steps: &[Step]| render_trace(test, prog, steps);
-    let sat = ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v));
-    let mut why_incomplete = Vec::new();
-    if let Some(cut) = &ex.cut {
-        a.bound_hit = Some(render(&ex.trace_of(cut)));
-        why_incomplete.push(format!(
-            "an execution was cut by the loop bound (--unroll {})",
-            prog.unroll
-        ));
-    }
-    if ex.limit_hit {
-        why_incomplete.push(
-            ex.stopped
-                .clone()
-                .unwrap_or_else(|| format!("the state limit ({} states) was reached", ex.states)),
-        );
-    }
-    if let Some(line) = ex.unspecified_read {
-        let _ = line;
-        why_incomplete.push(format!(
-            "a subgroup op read an unspecified value (a lane that does not participate or is out of range); the explorer tried only the values {:?}",
-            ex.unspecified_domain
-        ));
-        a.notes.push(
-            "unspecified value read: a shuffle/broadcast named a lane that does not participate or is out of range (any value may result)".into(),
-        );
-    }
-    if let Some(st) = ex.stuck {
-        a.notes.push(format!(
-            "a reachable state cannot progress though some thread has not terminated (deadlock); trace: {} steps",
-            ex.trace_to(st).len()
-        ));
-    }
-    for (kind, d) in &ex.ub {
-        a.undefined_behaviour.push(UbReport {
-            kind: *kind,
-            description: kind.describe().to_string(),
-            witness: render(&ex.trace_of(d)),
-        });
-    }
-    if opts.memory.is_some() {
-        // The explorer keeps no witness execution (its witness is the trace; pictures then do
-        // not draw reads-from from the trace's order); a forbidden verdict gets its reasons
-        // below.
-        a.memory = Some(crate::memory::MemoryReport::default());
-    }
-    for (name, st) in &ex.flags {
-        a.undefined_behaviour
-            .push(flag_report(name, render(&ex.trace_to(*st))));
-    }
-    a.outcomes_listed = true;
-    a.outcomes_complete = why_incomplete.is_empty();
-    if !why_incomplete.is_empty() {
-        a.outcomes_incomplete = Some(why_incomplete.join("; "));
-    }
-    a.verdict = match sat {
-        Some((values, st)) => {
-            let steps = ex.trace_to(*st);
-            a.witness = Some(render(&steps));
-            a.witness_differs = witness_differs(prog, &steps);
-            if let Some(m) = &mut a.memory {
-                m.execution = ex.executions.get(values).cloned();
-            }
-            Verdict::Allowed
-        }
-        None if why_incomplete.is_empty() => {
-            if let Some(m) = &mut a.memory {
-                m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
-            }
-            Verdict::Forbidden
-        }
-        None => Verdict::Unknown(why_incomplete.join("; ")),
-    };
-    a.condition_holds = condition_holds(a);
-    // The explorer finds every outcome on its way; a caller that asked only for the verdict
-    // (`check`) gets only the verdict, as from Z3.
-    if !opts.want_outcomes {
-        a.outcomes.clear();
-        a.outcomes_listed = false;
-        a.outcomes_complete = false;
-        a.outcomes_incomplete = None;
-    }
-}
-
-/// The memory comparisons `cell != value` of the condition (read through its disjunctions)
-/// that the witness's final memory makes true, in words; at most 32, then a count.
-fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
-    use crate::ir::{Observable, PropTerm};
-    let mut mem: Vec<u32> = prog
-        .globals
-        .iter()
-        .flat_map(|g| g.init.iter().copied())
-        .collect();
-    for st in steps {
-        for e in &st.effects {
-            match e {
-                Effect::Write { cell, value, .. } => mem[*cell as usize] = *value,
-                Effect::Rmw { cell, new, .. } => mem[*cell as usize] = *new,
-                _ => {}
-            }
-        }
-    }
-    let word = |v: u32| {
-        if v < 10 {
-            v.to_string()
-        } else {
-            format!("{v:#x}")
-        }
-    };
-    let mut out = Vec::new();
-    let mut more = 0;
-    let mut stack = vec![&prog.prop];
-    while let Some(p) = stack.pop() {
-        match p {
-            ir::Prop::Or(a, b) => {
-                stack.push(b);
-                stack.push(a);
-            }
-            ir::Prop::Cmp(crate::vocab::BinOp::Ne, x, y) => {
-                let ((PropTerm::Obs(i), PropTerm::Lit(e)) | (PropTerm::Lit(e), PropTerm::Obs(i))) =
-                    (x, y)
-                else {
-                    continue;
-                };
-                let o = &prog.observables[*i];
-                let Observable::Mem { cell } = o else {
-                    continue;
-                };
-                let v = mem[*cell as usize];
-                if v != *e {
-                    if out.len() < 32 {
-                        out.push(format!(
-                            "{} = {} (expected {})",
-                            prog.observable_name(o),
-                            word(v),
-                            word(*e)
-                        ));
-                    } else {
-                        more += 1;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    if more > 0 {
-        out.push(format!("... and {more} more"));
-    }
-    out
-}
-
-/// herd's Ok/No for the condition, from the verdict's own query: `exists P` holds when P is
-/// reachable, `~exists P` when it is not. `forall P` asks whether every outcome satisfies P,
-/// which the verdict (is P reachable?) does not answer: it is read off the outcome list when
-/// that list is complete, and left undecided otherwise.
-fn condition_holds(a: &Analysis) -> Option<bool> {
-    let reachable = match a.verdict {
-        Verdict::Allowed => true,
-        Verdict::Forbidden => false,
-        Verdict::Unknown(_) => return None,
-    };
-    match a.quantifier {
-        Quantifier::Exists => Some(reachable),
-        Quantifier::NotExists => Some(!reachable),
-        Quantifier::Forall if a.outcomes_listed && a.outcomes_complete => {
-            Some(a.outcomes.iter().all(|o| o.satisfies))
-        }
-        Quantifier::Forall => None,
-    }
 }
 
 /// The condition as written, from the source text.

@@ -3,9 +3,9 @@
 //! live with their strategies (`include` enumerates, `cegis` synthesises); both report in
 //! these types, so neither depends on the other for them.
 
-use super::enumerate::{Grammar, Stmt};
 use crate::memory::MemoryModel;
 use crate::model::Model;
+use crate::query::enumerate::{Grammar, Stmt};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,7 +28,7 @@ impl Combination {
     }
 
     pub fn name(&self) -> String {
-        super::model_label(&self.model.name, self.memory.as_deref())
+        crate::query::model_label(&self.model.name, self.memory.as_deref())
     }
 
     /// Are both judged under the same memory model (then only the execution models differ)?
@@ -55,11 +55,11 @@ pub fn analyse_combinations(
     prog: &crate::ir::Program,
     sides: &[Combination],
     opts: &super::Options,
-) -> Vec<super::Analysis> {
+) -> Vec<crate::query::Analysis> {
     let mut out = Vec::with_capacity(sides.len());
     for group in sides.chunk_by(|a, b| a.same_memory(b)) {
         let models: Vec<Model> = group.iter().map(|c| c.model.clone()).collect();
-        out.extend(super::analyse_models(
+        out.extend(crate::query::analyse_models(
             test,
             prog,
             &models,

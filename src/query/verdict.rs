@@ -1,0 +1,329 @@
+//! One verdict builder for both engines. Each engine states what it found about a test under
+//! a model as [`Findings`], in the semantics' terms (is the condition reachable, with which
+//! trace; what keeps a "no" from being a proof; which executions are cut, undefined or
+//! flagged); [`conclude`] turns findings into an [`Analysis`] by one set of rules.
+
+use super::{render_trace, Analysis, Options, OutcomeRow, UbReport, Verdict};
+use crate::engine::explore::Exploration;
+use crate::engine::smt::{Answer, Encoding};
+use crate::engine::trace::{Effect, Step};
+use crate::eval::UbKind;
+use crate::ir::{self, Program};
+use crate::memory::{Execution, MemoryReport};
+use crate::model::Model;
+use crate::syntax::ast::{self, Quantifier};
+
+/// Is the condition's outcome reachable?
+pub(super) enum Reach {
+    /// Yes: a trace reaching it (and, under a memory model, its execution).
+    Witness(Vec<Step>, Option<Execution>),
+    /// Not by any execution the engine saw; a proof only without [`Findings::doubts`].
+    Unreachable,
+    /// The engine could not tell.
+    Unknown(String),
+}
+
+/// What an engine found about one test under one model.
+pub(super) struct Findings {
+    pub reach: Reach,
+    /// Why "unreachable" is no proof: the loop bound cut an execution (or may have), a limit
+    /// stopped the search, values were sampled.
+    pub doubts: Vec<String>,
+    /// Why the outcome list may miss outcomes although the verdict stands.
+    pub partial: Vec<String>,
+    /// A trace cut by the loop bound.
+    pub cut: Option<Vec<Step>>,
+    /// The reachable outcomes, when the engine listed them.
+    pub outcomes: Option<Vec<Vec<u32>>>,
+    pub ub: Vec<(UbKind, Vec<Step>)>,
+    /// A memory model's flags raised, with a trace each.
+    pub flags: Vec<(String, Vec<Step>)>,
+    pub notes: Vec<String>,
+    pub states: usize,
+}
+
+/// Fills `a` from `f`: the verdict, its witness, the outcome list and what is incomplete.
+pub(super) fn conclude(
+    a: &mut Analysis,
+    test: &ast::Test,
+    prog: &Program,
+    f: Findings,
+    opts: &Options,
+) {
+    let render = |steps: &[Step]| render_trace(test, prog, steps);
+    a.states = f.states;
+    a.notes.extend(f.notes);
+    a.bound_hit = f.cut.as_deref().map(render);
+    for (kind, steps) in &f.ub {
+        a.undefined_behaviour.push(UbReport {
+            kind: *kind,
+            description: kind.describe().to_string(),
+            witness: render(steps),
+        });
+    }
+    for (name, steps) in &f.flags {
+        a.undefined_behaviour.push(UbReport {
+            kind: UbKind::MemoryModelFlag,
+            description: format!("{}: {name}", UbKind::MemoryModelFlag.describe()),
+            witness: render(steps),
+        });
+    }
+    let proof = f.doubts.is_empty();
+    let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
+    a.outcomes_listed = f.outcomes.is_some();
+    a.outcomes = f
+        .outcomes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|v| OutcomeRow {
+            satisfies: prog.prop.eval(&v),
+            values: v,
+        })
+        .collect();
+    a.outcomes_complete = a.outcomes_listed && reasons.is_empty();
+    if a.outcomes_listed && !reasons.is_empty() {
+        a.outcomes_incomplete = Some(reasons.join("; "));
+    }
+    if opts.memory.is_some() {
+        a.memory = Some(MemoryReport::default());
+    }
+    a.verdict = match f.reach {
+        Reach::Witness(steps, execution) => {
+            a.witness = Some(render(&steps));
+            a.witness_differs = witness_differs(prog, &steps);
+            if let Some(m) = &mut a.memory {
+                m.execution = execution;
+            }
+            Verdict::Allowed
+        }
+        Reach::Unreachable if proof => Verdict::Forbidden,
+        Reach::Unreachable => Verdict::Unknown(reasons.join("; ")),
+        Reach::Unknown(why) => Verdict::Unknown(why),
+    };
+    a.condition_holds = condition_holds(a);
+    // A caller that asked only for the verdict (`check`) gets only the verdict, whichever
+    // engine listed outcomes on its way.
+    if !opts.want_outcomes {
+        a.outcomes.clear();
+        a.outcomes_listed = false;
+        a.outcomes_complete = false;
+        a.outcomes_incomplete = None;
+    }
+}
+
+/// What the Z3 encoding says about `m`.
+pub(super) fn from_smt(
+    a: &mut Analysis,
+    test: &ast::Test,
+    prog: &Program,
+    enc: &Encoding,
+    m: &Model,
+    opts: &Options,
+) {
+    let mut doubts = Vec::new();
+    let mut partial = Vec::new();
+    let cut = match enc.cut(m) {
+        Answer::Yes(steps) => {
+            doubts.push(format!(
+                "an execution can be cut by the loop bound (--unroll {})",
+                prog.unroll
+            ));
+            Some(steps)
+        }
+        Answer::Unknown(r) => {
+            doubts.push(format!(
+                "could not decide whether the loop bound cuts an execution ({r})"
+            ));
+            None
+        }
+        Answer::No => None,
+    };
+    let mut flags = Vec::new();
+    for (name, answer) in enc.flags(m) {
+        match answer {
+            Answer::Yes(steps) => flags.push((name, steps)),
+            Answer::No => {}
+            Answer::Unknown(r) => partial.push(format!(
+                "could not decide the memory model's flag `{name}` ({r})"
+            )),
+        }
+    }
+    let ub = enc.undefined_behaviour(m);
+    let outcomes = opts.want_outcomes.then(|| {
+        let o = enc.outcomes(m, opts.max_outcomes);
+        if let Some(why) = o.incomplete {
+            partial.push(format!("outcome enumeration {why}"));
+        }
+        o.outcomes
+    });
+    let reach = match enc.allowed_execution(m) {
+        Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
+        Answer::No => Reach::Unreachable,
+        Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
+    };
+    let findings = Findings {
+        reach,
+        doubts,
+        partial,
+        cut,
+        outcomes,
+        ub,
+        flags,
+        notes: Vec::new(),
+        states: 0,
+    };
+    conclude(a, test, prog, findings, opts);
+    if a.verdict == Verdict::Forbidden && opts.memory.is_some() {
+        a.memory = Some(enc.forbidding_axioms(m));
+    }
+}
+
+/// What the explorer's state space says.
+pub(super) fn from_exploration(
+    a: &mut Analysis,
+    test: &ast::Test,
+    prog: &Program,
+    ex: &Exploration,
+    opts: &Options,
+) {
+    let mut doubts = Vec::new();
+    let mut notes = Vec::new();
+    if ex.cut.is_some() {
+        doubts.push(format!(
+            "an execution was cut by the loop bound (--unroll {})",
+            prog.unroll
+        ));
+    }
+    if ex.limit_hit {
+        doubts.push(
+            ex.stopped
+                .clone()
+                .unwrap_or_else(|| format!("the state limit ({} states) was reached", ex.states)),
+        );
+    }
+    if ex.unspecified_read.is_some() {
+        doubts.push(format!(
+            "a subgroup op read an unspecified value (a lane that does not participate or is out of range); the explorer tried only the values {:?}",
+            ex.unspecified_domain
+        ));
+        notes.push(
+            "unspecified value read: a shuffle/broadcast named a lane that does not participate or is out of range (any value may result)".into(),
+        );
+    }
+    if let Some(st) = ex.stuck {
+        notes.push(format!(
+            "a reachable state cannot progress though some thread has not terminated (deadlock); trace: {} steps",
+            ex.trace_to(st).len()
+        ));
+    }
+    let reach = match ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v)) {
+        Some((values, st)) => Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned()),
+        None => Reach::Unreachable,
+    };
+    let findings = Findings {
+        reach,
+        doubts,
+        partial: Vec::new(),
+        cut: ex.cut.as_ref().map(|c| ex.trace_of(c)),
+        outcomes: Some(ex.outcomes.keys().cloned().collect()),
+        ub: ex.ub.iter().map(|(k, d)| (*k, ex.trace_of(d))).collect(),
+        flags: ex
+            .flags
+            .iter()
+            .map(|(name, st)| (name.clone(), ex.trace_to(*st)))
+            .collect(),
+        notes,
+        states: ex.states,
+    };
+    conclude(a, test, prog, findings, opts);
+    if let (Verdict::Forbidden, Some(m)) = (&a.verdict, &mut a.memory) {
+        m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
+    }
+}
+
+/// The memory comparisons `cell != value` of the condition (read through its disjunctions)
+/// that the witness's final memory makes true, in words; at most 32, then a count.
+fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
+    use crate::ir::{Observable, PropTerm};
+    let mut mem: Vec<u32> = prog
+        .globals
+        .iter()
+        .flat_map(|g| g.init.iter().copied())
+        .collect();
+    for st in steps {
+        for e in &st.effects {
+            match e {
+                Effect::Write { cell, value, .. } => mem[*cell as usize] = *value,
+                Effect::Rmw { cell, new, .. } => mem[*cell as usize] = *new,
+                _ => {}
+            }
+        }
+    }
+    let word = |v: u32| {
+        if v < 10 {
+            v.to_string()
+        } else {
+            format!("{v:#x}")
+        }
+    };
+    let mut out = Vec::new();
+    let mut more = 0;
+    let mut stack = vec![&prog.prop];
+    while let Some(p) = stack.pop() {
+        match p {
+            ir::Prop::Or(a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            ir::Prop::Cmp(crate::vocab::BinOp::Ne, x, y) => {
+                let ((PropTerm::Obs(i), PropTerm::Lit(e)) | (PropTerm::Lit(e), PropTerm::Obs(i))) =
+                    (x, y)
+                else {
+                    continue;
+                };
+                let o = &prog.observables[*i];
+                let Observable::Mem { cell } = o else {
+                    continue;
+                };
+                let v = mem[*cell as usize];
+                if v != *e {
+                    if out.len() < 32 {
+                        out.push(format!(
+                            "{} = {} (expected {})",
+                            prog.observable_name(o),
+                            word(v),
+                            word(*e)
+                        ));
+                    } else {
+                        more += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if more > 0 {
+        out.push(format!("... and {more} more"));
+    }
+    out
+}
+
+/// herd's Ok/No for the condition, from the verdict's own query: `exists P` holds when P is
+/// reachable, `~exists P` when it is not. `forall P` asks whether every outcome satisfies P,
+/// which the verdict (is P reachable?) does not answer: it is read off the outcome list when
+/// that list is complete, and left undecided otherwise.
+fn condition_holds(a: &Analysis) -> Option<bool> {
+    let reachable = match a.verdict {
+        Verdict::Allowed => true,
+        Verdict::Forbidden => false,
+        Verdict::Unknown(_) => return None,
+    };
+    match a.quantifier {
+        Quantifier::Exists => Some(reachable),
+        Quantifier::NotExists => Some(!reachable),
+        Quantifier::Forall if a.outcomes_listed && a.outcomes_complete => {
+            Some(a.outcomes.iter().all(|o| o.satisfies))
+        }
+        Quantifier::Forall => None,
+    }
+}
