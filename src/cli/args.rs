@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use tangle::query::Options;
 
 #[derive(Parser)]
 #[command(
@@ -137,6 +138,36 @@ pub struct UnrollArg {
     pub unroll: u32,
 }
 
+/// The time and memory budget of each analysis (a test, a pair of programs, a candidate).
+#[derive(Args, Clone)]
+pub struct BudgetArgs {
+    /// Time budget of each analysis in milliseconds, all phases (unrolling, encoding,
+    /// solving, exploring); when it runs out the answer is unknown, with the phase it
+    /// stopped in.
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u32>,
+    /// Memory budget of the process in MiB (both engines); when it runs out the answer is
+    /// unknown.
+    #[arg(long, value_name = "MIB", default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
+    pub max_memory: u64,
+}
+
+impl BudgetArgs {
+    /// The options with this budget.
+    pub fn apply(&self, o: Options) -> Options {
+        o.with_timeout_ms(self.timeout)
+            .with_max_memory_mib(Some(self.max_memory))
+    }
+}
+
+/// The explorer's state budget.
+#[derive(Args, Clone)]
+pub struct StatesArg {
+    /// Explorer state budget; beyond it the answer is unknown (about 2.3 KiB a state).
+    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_STATES)]
+    pub max_states: usize,
+}
+
 #[derive(Args)]
 pub struct Common {
     /// Test files or directories (every .litmus file inside, recursively); `-` reads a test
@@ -152,14 +183,8 @@ pub struct Common {
     pub engine: EngineArg,
     #[command(flatten)]
     pub memory: MemoryArgs,
-    /// Time budget per test in milliseconds, all phases (encoding, solving, exploring); when
-    /// it runs out the verdict is unknown, with the phase it stopped in.
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u32>,
-    /// Memory budget of the process in MiB (both engines); when it runs out the verdict is
-    /// unknown.
-    #[arg(long, value_name = "MIB", default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
-    pub max_memory: u64,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Output format (dot: one picture per witness).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -182,9 +207,8 @@ pub struct Common {
     /// SMT: most outcomes to enumerate per test and model (then the list is marked incomplete).
     #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_OUTCOMES)]
     pub max_outcomes: usize,
-    /// Explorer state budget; beyond it the verdict is unknown (about 2.3 KiB a state).
-    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_STATES)]
-    pub max_states: usize,
+    #[command(flatten)]
+    pub states: StatesArg,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -291,9 +315,10 @@ pub struct ThinAirArgs {
     /// always Z3's: the explorer has no symbolic class); explore cross-checks Z3.
     #[arg(long, value_enum, default_value_t = EngineArg::Smt)]
     pub engine: EngineArg,
-    /// Time budget per test in milliseconds (encoding and solving).
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u32>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    #[command(flatten)]
+    pub states: StatesArg,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Print the witness execution of each thin-air outcome.
@@ -324,15 +349,10 @@ pub struct LivenessArgs {
     /// loops whose steps run alone; see docs/progress.md).
     #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
     pub engine: EngineArg,
-    /// Time budget per test in milliseconds.
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u32>,
-    /// Memory budget of the process in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
-    pub max_memory: u64,
-    /// Explorer state budget; beyond it the verdict is unknown.
-    #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_STATES)]
-    pub max_states: usize,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    #[command(flatten)]
+    pub states: StatesArg,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Print the prefix and the repeated steps of each hang.
@@ -539,10 +559,9 @@ pub struct EquivArgs {
     pub table: bool,
     #[command(flatten)]
     pub unroll: UnrollArg,
-    /// Time budget per pair of programs in milliseconds (encoding and solving both; when it
-    /// runs out the answer is unknown).
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u32>,
+    /// The budget of each pair of programs (unrolling, encoding and solving both).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Most outcomes to enumerate per program and model (then the answer may be unknown).
     #[arg(long, default_value_t = tangle::query::DEFAULT_MAX_OUTCOMES)]
     pub max_outcomes: usize,
@@ -573,10 +592,10 @@ pub struct MinimizeArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub unroll: UnrollArg,
-    /// Time budget per candidate's analysis in milliseconds (a candidate whose answer is
-    /// unknown is not kept).
-    #[arg(long, value_name = "MS")]
-    pub timeout: Option<u32>,
+    /// The budget of each candidate's analysis (a candidate whose answer is unknown is not
+    /// kept).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// text: the minimized test; json: an object with the sizes before and after, the
     /// reductions kept and the minimized test as `litmus` (with -o, the file is written too).
     #[arg(long, value_enum, default_value_t = Format::Text)]

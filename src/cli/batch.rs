@@ -115,12 +115,12 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         Err(e) => return out::error(e),
     };
     let engine = c.engine.engine();
-    let mut opts = Options::default()
+    let mut opts = c
+        .budget
+        .apply(Options::default())
         .with_unroll(c.unroll.unroll)
         .with_engine(engine)
-        .with_max_states(c.max_states)
-        .with_timeout_ms(c.timeout)
-        .with_max_memory_mib(Some(c.max_memory))
+        .with_max_states(c.states.max_states)
         .with_max_outcomes(c.max_outcomes)
         .with_time_bits(c.time_bits)
         // `check` asks one question per model (with --witness too: the verdict's own query
@@ -341,7 +341,8 @@ pub fn thin_air(a: &ThinAirArgs) -> Status {
     let opts = Options::default()
         .with_unroll(a.unroll.unroll)
         .with_engine(a.engine.engine())
-        .with_timeout_ms(a.timeout);
+        .with_max_states(a.states.max_states);
+    let opts = a.budget.apply(opts);
     let launch = match a.shader.launch() {
         Ok(l) => l,
         Err(e) => return out::error(e),
@@ -412,9 +413,8 @@ pub fn liveness(a: &LivenessArgs) -> Status {
     let opts = Options::default()
         .with_unroll(a.unroll.unroll)
         .with_engine(a.engine.engine())
-        .with_timeout_ms(a.timeout)
-        .with_max_memory_mib(Some(a.max_memory))
-        .with_max_states(a.max_states);
+        .with_max_states(a.states.max_states);
+    let opts = a.budget.apply(opts);
     let table = match &a.expected {
         Some(p) => match Table::read(p, a.input.max_file_size) {
             Ok(t) if t.by_path() => Some(t),

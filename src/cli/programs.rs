@@ -26,12 +26,13 @@ pub fn equiv(a: &EquivArgs) -> Status {
         Ok(m) => m,
         Err(e) => return out::error(e),
     };
-    let opts = Options::default()
-        .with_unroll(a.unroll.unroll)
-        .with_timeout_ms(a.timeout)
-        .with_max_outcomes(a.max_outcomes);
+    let opts = a.budget.apply(
+        Options::default()
+            .with_unroll(a.unroll.unroll)
+            .with_max_outcomes(a.max_outcomes),
+    );
     let pairs = if a.table {
-        match eq::pairs_in(&a.p) {
+        match tangle::input::pairs_in(&a.p) {
             Ok(p) => p,
             Err(errors) => {
                 for e in errors {

@@ -250,9 +250,9 @@ pub fn minimize(a: &MinimizeArgs, verbose: u8) -> Status {
         Ok(t) => t,
         Err(d) => return out::diagnostics(&d),
     };
-    let opts = Options::default()
-        .with_unroll(a.unroll.unroll)
-        .with_timeout_ms(a.timeout);
+    let opts = a
+        .budget
+        .apply(Options::default().with_unroll(a.unroll.unroll));
     let mut report = |e: &minimize::Event| {
         if e.accepted {
             out::note(&format!(

@@ -705,13 +705,60 @@ mod tests {
             ..g.clone()
         };
         assert_eq!(count(&g2, 1).canonical, 3);
-        // Every raw program of size 2 is in exactly one orbit: check by brute force.
+        // Every raw program of size 2 has exactly one canonical program in its orbit, and
+        // that is one the enumeration visits: check by brute force over the raw programs.
         let mut seen = Vec::new();
-        for_each(&g2, 2, &mut |p| {
+        let counts = for_each(&g2, 2, &mut |p| {
             seen.push(p.to_vec());
             true
         });
-        assert!(seen.iter().all(|p| size(p) == 2 && is_canonical(&g2, p)));
+        assert!(!seen.is_empty());
+        assert_eq!(seen.len() as u64, counts.canonical);
+        assert_eq!(counts, count(&g2, 2));
+        let distinct: std::collections::HashSet<&Vec<Stmt>> = seen.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            seen.len(),
+            "a canonical program visited twice"
+        );
+        let raw = raw_programs(&g2, 2);
+        assert_eq!(raw.len() as u64, counts.raw);
+        assert!(
+            counts.canonical < counts.raw,
+            "the symmetries reduce nothing"
+        );
+        let mut reached = std::collections::HashSet::new();
+        for p in &raw {
+            assert_eq!(size(p), 2);
+            let mut canonical: Vec<Vec<Stmt>> = orbit(&g2, p)
+                .into_iter()
+                .filter(|q| is_canonical(&g2, q))
+                .collect();
+            canonical.sort();
+            canonical.dedup();
+            assert_eq!(canonical.len(), 1, "{p:?}: canonical members {canonical:?}");
+            assert!(
+                distinct.contains(&canonical[0]),
+                "{p:?}: {canonical:?} not visited"
+            );
+            // A program is visited exactly when it is canonical.
+            assert_eq!(is_canonical(&g2, p), distinct.contains(p), "{p:?}");
+            reached.insert(canonical[0].clone());
+        }
+        // And every visited program is the representative of some raw program's orbit.
+        assert_eq!(reached.len(), seen.len());
+    }
+
+    /// Every program of `g` of exactly `size` instructions, canonical or not (the statement
+    /// lists the enumerator builds from, at top level).
+    fn raw_programs(g: &Grammar, size: usize) -> Vec<Vec<Stmt>> {
+        let mut e = Enumerator {
+            g,
+            arms: HashMap::new(),
+            counts: Counts::default(),
+            stopped: false,
+        };
+        e.lists(size, 0, false)
     }
 
     #[test]

@@ -515,38 +515,3 @@ pub fn outcome_text(names: &[String], values: &[u32]) -> String {
         .collect();
     cells.join(" ")
 }
-
-/// The before/after pairs of a directory for `equiv --table`: every `NAME.before.litmus`
-/// (recursively, sorted) with its `NAME.after.litmus`, as (NAME, before, after).
-pub fn pairs_in(
-    dir: &std::path::Path,
-) -> Result<Vec<(String, std::path::PathBuf, std::path::PathBuf)>, Vec<crate::syntax::Diagnostic>> {
-    let (files, errors) = crate::input::expand(&[dir.to_path_buf()]);
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let pairs: Vec<_> = files
-        .into_iter()
-        .filter_map(|b| {
-            let path = b.to_string_lossy().to_string();
-            let stem = path.strip_suffix(".before.litmus")?.to_string();
-            let name = std::path::Path::new(&stem)
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().to_string());
-            Some((
-                name,
-                b,
-                std::path::PathBuf::from(format!("{stem}.after.litmus")),
-            ))
-        })
-        .collect();
-    if pairs.is_empty() {
-        return Err(vec![crate::syntax::Diagnostic::bare(
-            &dir.display().to_string(),
-            0,
-            0,
-            "no NAME.before.litmus files in this directory",
-        )]);
-    }
-    Ok(pairs)
-}

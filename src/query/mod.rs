@@ -14,7 +14,6 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
-pub mod cegis;
 pub mod crosscheck;
 pub mod distinguish;
 pub mod enumerate;
@@ -27,6 +26,8 @@ pub mod minimize;
 pub mod search;
 pub mod thin_air;
 mod verdict;
+
+pub use search::cegis;
 
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -1,8 +1,9 @@
 //! Searching for a program that tells two models apart, smallest first: the driver
 //! [`search`] walks the layers ([`walk`]) with a strategy (enumeration, or CEGIS in
-//! [`super::cegis`]), confirms what it finds with the engines ([`confirm`]) and emits it as a
+//! [`cegis`]), confirms what it finds with the engines ([`confirm`]) and emits it as a
 //! test ([`emit`]). `include` and `distinguish` both ask it; neither depends on the other.
 
+pub mod cegis;
 mod confirm;
 mod emit;
 mod enumerated;
@@ -48,7 +49,7 @@ pub(crate) fn search(
         }
         SearchMethod::Cegis => walk(
             opts,
-            &mut crate::query::cegis::Cegis::new(&strong.model, &weak.model, opts),
+            &mut cegis::Cegis::new(&strong.model, &weak.model, opts),
             progress,
         )?,
     };

@@ -1,5 +1,5 @@
 //! The search for distinguishing programs by CEGIS over program templates, the alternative
-//! to enumeration (`include::search`) that the two are measured against
+//! to enumeration (`search::search`) that the two are measured against
 //! (docs/inclusion.md, "Enumeration or CEGIS").
 //!
 //! A *shape* is the control structure of a program of the grammar with its simple statements
@@ -13,16 +13,16 @@
 //! reduction), so the first program found is as small as enumeration's, and "none" for every
 //! template of every layer is the same bounded result.
 //!
-//! A found program is rebuilt as a grammar program and re-checked by `include::differ`
+//! A found program is rebuilt as a grammar program and re-checked by `search::differ`
 //! (the explorer, for non-symbolic models) before it is emitted: the synthesiser's word is
 //! never the only evidence.
 
-use super::enumerate::{self, Grammar, Loc, Rendered, Stmt, Val};
-use super::search::{Layer, LayerEnd, SearchError, SearchOptions, Strategy, Walk};
+use super::walk::{Layer, LayerEnd, SearchError, SearchOptions, Strategy, Walk};
 use crate::engine::smt::synth::{self, Cond, Synthesis, Template};
 use crate::engine::smt::SmtOptions;
 use crate::ir::Program;
 use crate::model::Model;
+use crate::query::enumerate::{self, Grammar, Loc, Rendered, Stmt, Val};
 use crate::syntax;
 use std::collections::HashMap;
 
@@ -227,7 +227,7 @@ fn compile_template(built: &Built, threads: u32) -> Result<(Program, Template), 
     let test = syntax::parse("template.litmus", text.as_bytes())
         .map_err(|d| format!("a template does not parse (template bug):\n{d}\n{text}"))?;
     let extra = built.rendered.observables(threads);
-    let prog = super::compile_observing(&test, 1, &extra).map_err(|e| e.to_string())?;
+    let prog = crate::query::compile_observing(&test, 1, &extra).map_err(|e| e.to_string())?;
     // File lines are 1-based and the file starts with the `test` line.
     let first = 1 + built.kernel_lines + 1;
     let mut by_line: HashMap<u32, (usize, u32)> = HashMap::new();
