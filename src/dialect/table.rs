@@ -230,6 +230,12 @@ pub(crate) type Compare = (BinOp, Expr, Expr);
 
 /// Reads a litmus file of dialect `d`.
 pub(crate) fn parse(d: &dyn Dialect, file: &str, bytes: &[u8]) -> Result<Test, Diagnostics> {
+    let test = parse_table(d, file, bytes)?;
+    crate::syntax::validate::check(&test)?;
+    Ok(test)
+}
+
+fn parse_table(d: &dyn Dialect, file: &str, bytes: &[u8]) -> Result<Test, Diagnostics> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -475,7 +475,15 @@ fn read_words(file: &str, words: &[u32], from: Lines) -> Result<Read, Diagnostic
     })
 }
 
+/// The module as a test, held to the limits every front end meets
+/// ([`crate::syntax::validate`]).
 fn build(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, Diagnostics> {
+    let test = build_test(file, read, hdr, launch)?;
+    crate::syntax::validate::check(&test)?;
+    Ok(test)
+}
+
+fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<Test, Diagnostics> {
     let Read {
         module,
         text,

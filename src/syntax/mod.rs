@@ -9,6 +9,7 @@ pub use crate::diag;
 mod lexer;
 mod parser;
 pub mod print;
+pub mod validate;
 
 pub use diag::{Diagnostic, Diagnostics, Span};
 
@@ -27,8 +28,12 @@ pub mod limits {
 }
 
 /// Parses and resolves one test file. `file` is only used in diagnostics.
+/// The parser locates each limit where the user wrote it; [`validate::check`] holds every
+/// front end's tests to the same limits.
 pub fn parse(file: &str, bytes: &[u8]) -> Result<ast::Test, Diagnostics> {
-    parser::parse(file, bytes)
+    let test = parser::parse(file, bytes)?;
+    validate::check(&test)?;
+    Ok(test)
 }
 
 /// Reads and parses a file from disk (or `-`, standard input) with the default size limit;
