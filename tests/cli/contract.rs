@@ -4,79 +4,23 @@
 //! witness pictures, the lattice, --expected tables and --bless, and JSON that never
 //! contradicts its own verdict.
 
-use assert_cmd::Command;
-use serde_json::Value;
+use super::harness::*;
 use std::io::{BufRead, BufReader};
-use std::path::Path;
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn tangle() -> Command {
-    let mut c = Command::cargo_bin("tangle").unwrap();
-    c.current_dir(ROOT)
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1");
-    c
-}
-
-/// Runs `tangle ARGS`; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = tangle().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Timings vary from run to run: masked before snapshots.
-fn mask_times(s: &str) -> String {
-    s.lines()
-        .map(|l| {
-            if l.starts_with("Time ") {
-                let mut w: Vec<&str> = l.split(' ').take(2).collect();
-                w.push("<time>");
-                w.join(" ")
-            } else if let Some(i) = l.find("\"millis\":") {
-                format!("{}\"millis\": <ms>", &l[..i])
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-const SSO_WW: &str = "litmus/paper/sso_ww.litmus";
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
-const TWO_LANES: &str = "test two\nthreads 2\nglobal x\nkernel { x = lane; r = x; }\nexists (0:r != 1:r)\nexpect CM forbid\n";
 
 // ---- exit codes ----------------------------------------------------------------------------
 
 #[test]
 fn exit_codes_are_0_ok_1_mismatch_2_error_3_unknown() {
-    tangle().args(["check", "litmus/paper"]).assert().code(0);
+    cmd().args(["check", "litmus/paper"]).assert().code(0);
     let dir = tempfile::tempdir().unwrap();
     let wrong = write(
         dir.path(),
         "wrong.litmus",
         &TWO_LANES.replace("CM forbid", "CM allow"),
     );
-    tangle()
-        .args(["check", &wrong, "-m", "CM"])
-        .assert()
-        .code(1);
-    tangle()
-        .args(["compare", &wrong, "-m", "CM"])
-        .assert()
-        .code(1);
-    tangle()
+    cmd().args(["check", &wrong, "-m", "CM"]).assert().code(1);
+    cmd().args(["compare", &wrong, "-m", "CM"]).assert().code(1);
+    cmd()
         .args(["check", "no/such/file.litmus"])
         .assert()
         .code(2);
@@ -107,7 +51,7 @@ fn unroll_zero_is_a_usage_error() {
 fn a_closed_pipe_ends_the_run_quietly() {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tangle"))
         .args(["outcomes", "litmus/paper", "litmus/features"])
-        .current_dir(ROOT)
+        .current_dir(MANIFEST_DIR)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -126,7 +70,7 @@ fn a_closed_pipe_ends_the_run_quietly() {
 
 #[test]
 fn dash_reads_the_test_from_standard_input() {
-    let out = tangle()
+    let out = cmd()
         .args(["check", "-", "-m", "CM", "--format", "json"])
         .write_stdin(TWO_LANES)
         .output()
@@ -158,7 +102,7 @@ fn fifos_devices_and_big_files_are_refused_not_read() {
     assert_eq!(code, 2);
     assert!(err.contains("above the limit of 10 bytes"), "{err}");
     assert!(err.contains("--max-file-size"), "{err}");
-    tangle()
+    cmd()
         .args(["check", &big, "-m", "CM", "--max-file-size", "100000"])
         .assert()
         .code(0);
@@ -349,7 +293,7 @@ fn expected_tables_report_differences_and_bless_rewrites_them() {
     let table = dir.path().join("results.csv");
     let t = table.to_str().unwrap();
     // No table yet: --bless writes it.
-    tangle()
+    cmd()
         .args([
             "check",
             "litmus/paper",
@@ -370,7 +314,7 @@ fn expected_tables_report_differences_and_bless_rewrites_them() {
         "{text}"
     );
     assert_eq!(text.lines().count(), 1 + 12 * 2);
-    tangle()
+    cmd()
         .args([
             "check",
             "litmus/paper",
@@ -423,17 +367,17 @@ fn bless_rewrites_expect_lines_from_the_run() {
         "w.litmus",
         &TWO_LANES.replace("CM forbid", "CM allow"),
     );
-    tangle()
+    cmd()
         .args(["check", &f, "-m", "CM", "-m", "SCF"])
         .assert()
         .code(1);
-    tangle()
+    cmd()
         .args(["check", &f, "-m", "CM", "-m", "SCF", "--bless"])
         .assert()
         .code(0);
     let text = std::fs::read_to_string(&f).unwrap();
     assert!(text.ends_with("expect CM forbid, SCF allow\n"), "{text}");
-    tangle()
+    cmd()
         .args(["check", &f, "-m", "CM", "-m", "SCF"])
         .assert()
         .code(0);
@@ -495,7 +439,8 @@ fn the_committed_lattice_picture_is_what_include_lattice_draws() {
         "dot",
     ]);
     assert_eq!(code, 0, "{err}");
-    let committed = std::fs::read_to_string(Path::new(ROOT).join("docs/lattice.dot")).unwrap();
+    let committed =
+        std::fs::read_to_string(Path::new(MANIFEST_DIR).join("docs/lattice.dot")).unwrap();
     assert_eq!(
         out, committed,
         "regenerate docs/lattice.dot (README, docs/inclusion.md)"
@@ -553,7 +498,7 @@ fn huge_limits_are_refused_or_honoured_without_panicking() {
 #[test]
 fn an_equiv_time_budget_that_runs_out_is_unknown_exit_3() {
     let p = "litmus/transforms/";
-    let dir = Path::new(ROOT).join(p);
+    let dir = Path::new(MANIFEST_DIR).join(p);
     let before = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -573,7 +518,7 @@ fn bless_keeps_a_condition_and_comments_sharing_the_expect_lines() {
         "m.litmus",
         "test m\r\nthreads 2\r\nglobal x\r\nkernel { x = lane; r = x; }\r\nexists (0:r != 1:r) expect CM allow,\r\n  SCF forbid // keep me\r\n",
     );
-    tangle()
+    cmd()
         .args(["check", &f, "-m", "CM", "-m", "SCF", "--bless"])
         .assert()
         .code(0);
@@ -582,7 +527,7 @@ fn bless_keeps_a_condition_and_comments_sharing_the_expect_lines() {
         text.contains("exists (0:r != 1:r) expect CM forbid, SCF allow // keep me\r\n"),
         "{text:?}"
     );
-    tangle()
+    cmd()
         .args(["check", &f, "-m", "CM", "-m", "SCF"])
         .assert()
         .code(0);
