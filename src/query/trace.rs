@@ -1,0 +1,168 @@
+//! Witness traces in the reports' words: each engine step as its dynamic block, source line
+//! and effects (`0:r = 1`, `slots[1] := 2`, `1 -> then#2`), the one form every query's
+//! witnesses, bound hits and hangs are shown in.
+
+use crate::engine::trace::{At, Effect, Step};
+use crate::ir::{self, Program, Target};
+use crate::syntax::ast;
+use serde::Serialize;
+
+/// One rendered step of a witness trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceStep {
+    pub step: usize,
+    pub threads: Vec<u32>,
+    pub subgroup: u32,
+    /// The dynamic block: static block and iteration vector (with the subgroup).
+    pub block: String,
+    pub line: u32,
+    /// What ran: the source text of the line, or `label` / `branch` / `resolve`.
+    pub instruction: String,
+    /// What it did, e.g. `0:r = 1`, `slots[1] := 2`, `1 -> then#2`.
+    pub effects: Vec<String>,
+    /// Its memory accesses, for pictures (reads-from is recovered from the trace order: every
+    /// model's memory is sequentially consistent).
+    #[serde(skip)]
+    pub memory: Vec<MemoryAccess>,
+}
+
+/// One memory access of a witness step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryAccess {
+    pub thread: u32,
+    /// The cell, as `x` or `a[2]`.
+    pub cell: String,
+    /// A load reads, a store writes, an atomic does both.
+    pub reads: bool,
+    pub writes: bool,
+    /// The value read (loads) or written (stores, atomics).
+    pub value: u32,
+}
+
+/// Turns engine steps into report rows: dynamic block, source line, effects in words.
+pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<TraceStep> {
+    let line_text = |line: u32| {
+        test.source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
+    let reg = |r: u32| prog.regs[r as usize].shown.clone();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let b = &prog.blocks[s.block as usize];
+            let sg = prog.layout.subgroup_of(s.threads[0]);
+            let (line, instruction) = match s.at {
+                At::Label => (b.span.line, format!("label {}", b.name())),
+                At::Term => (
+                    b.term_span.line,
+                    match &b.term {
+                        ir::Term::Return => "return".to_string(),
+                        ir::Term::Jump(_) => "branch".to_string(),
+                        ir::Term::Branch { .. } => {
+                            format!("branch: {}", line_text(b.term_span.line))
+                        }
+                    },
+                ),
+                At::Instr(k) => {
+                    let l = b.instrs[k as usize].span.line;
+                    (l, line_text(l))
+                }
+                At::Resolve(k) => {
+                    let l = b.instrs[k as usize].span.line;
+                    (l, format!("resolve: {}", line_text(l)))
+                }
+            };
+            let effects = s
+                .effects
+                .iter()
+                .map(|e| match e {
+                    Effect::Reg {
+                        thread,
+                        reg: r,
+                        value,
+                    } => format!("{thread}:{} = {value}", reg(*r)),
+                    Effect::Read {
+                        thread,
+                        reg: r,
+                        cell,
+                        value,
+                    } => format!(
+                        "{thread}:{} = {} (reads {value})",
+                        reg(*r),
+                        prog.cell_name(*cell)
+                    ),
+                    Effect::Write {
+                        thread,
+                        cell,
+                        value,
+                    } => {
+                        format!("{} := {value} (by {thread})", prog.cell_name(*cell))
+                    }
+                    Effect::Rmw {
+                        thread,
+                        cell,
+                        old,
+                        new,
+                    } => format!("{} : {old} -> {new} (by {thread})", prog.cell_name(*cell)),
+                    Effect::Goto { thread, target } => match target {
+                        Target::Block(t) => {
+                            format!("{thread} -> {}", prog.blocks[*t as usize].name())
+                        }
+                        Target::Cut => format!("{thread} -> cut (loop bound)"),
+                    },
+                    Effect::Done { thread } => format!("{thread} terminates"),
+                    Effect::Pending { thread, reg: r } => format!("{thread}:{} pending", reg(*r)),
+                    Effect::Speculated => "fired speculatively (a thread was undecided)".into(),
+                    Effect::Ub(k) => format!("undefined behaviour: {}", k.describe()),
+                })
+                .collect();
+            let memory = s
+                .effects
+                .iter()
+                .filter_map(|e| {
+                    let access = |thread: &u32, cell: &u32, reads, writes, value: &u32| {
+                        Some(MemoryAccess {
+                            thread: *thread,
+                            cell: prog.cell_name(*cell),
+                            reads,
+                            writes,
+                            value: *value,
+                        })
+                    };
+                    match e {
+                        Effect::Read {
+                            thread,
+                            cell,
+                            value,
+                            ..
+                        } => access(thread, cell, true, false, value),
+                        Effect::Write {
+                            thread,
+                            cell,
+                            value,
+                        } => access(thread, cell, false, true, value),
+                        Effect::Rmw {
+                            thread, cell, new, ..
+                        } => access(thread, cell, true, true, new),
+                        _ => None,
+                    }
+                })
+                .collect();
+            TraceStep {
+                memory,
+                step: i + 1,
+                threads: s.threads.clone(),
+                subgroup: sg,
+                block: format!("sg{sg}/{}", b.name()),
+                line,
+                instruction,
+                effects,
+            }
+        })
+        .collect()
+}
