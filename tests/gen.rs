@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use tangle::gen::{generate, GenConfig};
 use tangle::model::Model;
-use tangle::query::{analyse, Engine, Options};
+use tangle::query::{analyse, Engine, Options, Verdict};
 use tangle::syntax::ast::{BarrierScope, Expr, ExprKind, Quantifier, Stmt, StmtKind, Test};
 use tangle::vocab::{AtomicOp, SgOp};
 
@@ -294,9 +294,13 @@ fn the_whole_vocabulary_appears_within_500_seeds() {
 }
 
 /// Generated programs are for cross-validating engines, so every one must be analysable to
-/// the end: no panic, no refusal, never a loop bound hit (loops run at most 3 times), and no
-/// undefined behaviour (indices in range, barriers never skipped). Small programs: two lanes,
-/// in one subgroup, and in two subgroups with workgroup barriers.
+/// the end: no panic, no refusal, never a loop bound hit (loops run at most 3 times), no
+/// undefined behaviour (indices in range, barriers never skipped), and a decided verdict with
+/// a complete outcome list (no state limit reached: seed 94 in two subgroups needs more than
+/// 200,000 states, hence the larger budget). One exception, counted and capped: where a
+/// subgroup op reads an unspecified value (a shuffle from a lane that has left the loop) the
+/// explorer tries a few values and answers unknown; Z3 treats the value symbolically. Small
+/// programs: two lanes, in one subgroup, and in two subgroups with workgroup barriers.
 ///
 /// The explorer is asked for explicitly: it is the oracle the Z3 engine is checked against,
 /// and `Options::default()` may name another engine.
@@ -309,13 +313,14 @@ fn the_explorer_runs_every_small_program_within_the_loop_bound() {
     assert!(!models.is_empty());
     let opts = Options::default()
         .with_engine(Engine::Explore)
-        .with_max_states(200_000);
+        .with_max_states(1_000_000);
     let one = GenConfig::default();
     let two = GenConfig {
         subgroups: 2,
         workgroup_barriers: true,
         ..GenConfig::default()
     };
+    let (mut runs, mut undecided, mut unspecified) = (0, Vec::new(), Vec::new());
     for cfg in [&one, &two] {
         for seed in 0..100 {
             let test = parse(seed, cfg);
@@ -338,7 +343,35 @@ fn the_explorer_runs_every_small_program_within_the_loop_bound() {
                     analysis.undefined_behaviour[0].description,
                     generate(seed, cfg)
                 );
+                runs += 1;
+                if !matches!(analysis.verdict, Verdict::Unknown(_)) && analysis.outcomes_complete {
+                    continue;
+                }
+                let why = analysis.outcomes_incomplete.unwrap_or_default();
+                let report = format!("{}: {:?}, outcomes: {why}", at(), analysis.verdict);
+                if why.contains("unspecified value") {
+                    unspecified.push(report);
+                } else {
+                    undecided.push(report);
+                }
             }
         }
     }
+    assert_eq!(runs, 2 * 100 * models.len());
+    assert!(
+        undecided.is_empty(),
+        "{} of {runs} analyses undecided or with an incomplete outcome list:\n{}",
+        undecided.len(),
+        undecided.join("\n")
+    );
+    assert!(
+        unspecified.len() <= MAX_UNSPECIFIED,
+        "{} of {runs} analyses undecided for an unspecified value:\n{}",
+        unspecified.len(),
+        unspecified.join("\n")
+    );
 }
+
+/// Analyses the explorer may leave undecided because a subgroup op reads an unspecified value
+/// (6 of 1,200 when written: seed 42 in two subgroups, under all six models).
+const MAX_UNSPECIFIED: usize = 6;

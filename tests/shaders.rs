@@ -482,17 +482,34 @@ fn the_cts_examples_give_the_cts_ballots_under_every_model() {
     }
 }
 
+/// The explorer and Z3 give the same verdict under CM on a CTS example, both ways: with the
+/// CTS's ballots (no execution differs from them: forbidden) and with one ballot bit flipped
+/// (every execution differs in that cell: allowed).
 #[test]
 fn the_engines_agree_on_a_cts_example() {
     let path = root().join("shaders/cts/nested_ifs.wgsl");
-    let mut l = cts("nested_ifs", 8, None);
-    l.workgroup_size = None;
-    let test = tangle::load(&path, &l).unwrap();
-    let opts = Options::default().with_engine(Engine::Explore);
-    let prog = query::compile(&test, opts.unroll).unwrap();
+    let sidecar = root().join("shaders/cts/nested_ifs.json");
+    let mut ballots =
+        shader::read_words(&format!("{}#/expected/ballots", sidecar.display())).unwrap();
+    let k = ballots.iter().position(|w| *w != 0).unwrap();
+    ballots[k] ^= 1;
+    let bad = write_words("nested_ifs_engines_bad", &ballots);
     let cm = Model::by_name("CM").unwrap();
-    let a = query::analyse_models(&test, &prog, &[cm], &opts).remove(0);
-    assert_eq!(a.verdict, Verdict::Forbidden);
+    for (ballots, want) in [(None, Verdict::Forbidden), (Some(bad), Verdict::Allowed)] {
+        let mut l = cts("nested_ifs", 8, ballots);
+        l.workgroup_size = None;
+        let test = tangle::load(&path, &l).unwrap();
+        let verdict = |engine| {
+            let opts = Options::default().with_engine(engine);
+            let prog = query::compile(&test, opts.unroll).unwrap();
+            query::analyse_models(&test, &prog, std::slice::from_ref(&cm), &opts)
+                .remove(0)
+                .verdict
+        };
+        let (explore, smt) = (verdict(Engine::Explore), verdict(Engine::Smt));
+        assert_eq!(explore, smt, "the explorer and Z3 disagree");
+        assert_eq!(explore, want);
+    }
 }
 
 // ---- errors ----------------------------------------------------------------------------------

@@ -356,7 +356,19 @@ fn memory_statements() {
             "_ Xor x 1",
         ]
     );
-    let _ = AtomicOp::ALL;
+    // Every atomic operation was parsed above, and each one's name is the name it parses from.
+    let parsed: Vec<AtomicOp> = body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Atomic { op, .. } => Some(*op),
+            _ => None,
+        })
+        .collect();
+    for op in AtomicOp::ALL {
+        assert!(parsed.contains(&op), "{op:?} not exercised");
+        assert_eq!(AtomicOp::from_name(op.name()), Some(op), "{}", op.name());
+    }
+    assert_eq!(AtomicOp::from_name("atomicLoad"), None);
 }
 
 #[test]
@@ -1408,8 +1420,14 @@ fn nesting_within_the_limit_is_accepted_and_dropped_safely() {
             "}".repeat(n / 2)
         )));
         let _ = format!("{t:?}");
-        let copy = t.clone();
-        assert_eq!(copy, t);
+        // Printed and parsed again, the nest gives the same AST (compared, then dropped, at
+        // full depth on the small stack).
+        let text = tangle::syntax::print::to_litmus(&t);
+        let again = ok(&text);
+        assert_eq!(
+            tangle::syntax::print::normalized(&again),
+            tangle::syntax::print::normalized(&t)
+        );
     });
 }
 
