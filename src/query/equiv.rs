@@ -313,7 +313,7 @@ pub fn equiv(
             Counterexample {
                 program: s,
                 file: t.file.clone(),
-                outcome: outcome_text(&names, &values),
+                outcome: crate::syntax::print::outcome(&names, &values),
                 values,
                 witness,
             }
@@ -504,14 +504,4 @@ fn positions(prog: &Program, names: &[String]) -> Result<Vec<usize>, EquivError>
         )));
     }
     Ok(pos)
-}
-
-/// `x=1; 0:r=2;`
-pub fn outcome_text(names: &[String], values: &[u32]) -> String {
-    let cells: Vec<String> = names
-        .iter()
-        .zip(values)
-        .map(|(n, v)| format!("{n}={v};"))
-        .collect();
-    cells.join(" ")
 }

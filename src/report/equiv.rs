@@ -1,7 +1,8 @@
 //! Text and Markdown reports of `tangle equiv`: the per-model answer table with the deciding
 //! outcome and its witness, and the before/after table of docs/transforms.md.
 
-use crate::query::equiv::{outcome_text, EquivReport, Holds, Question, Relation, Side};
+use crate::query::equiv::{EquivReport, Holds, Question, Relation, Side};
+use crate::syntax::print::outcome as outcome_text;
 use std::fmt::Write;
 
 /// The text report of `tangle equiv`.

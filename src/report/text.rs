@@ -1,8 +1,8 @@
 //! Text output, familiar to herd7 users: states, Ok/No, witnesses, observations; plus the
 //! tests x models table of `check` and `compare`.
 
-use crate::query::equiv::outcome_text;
 use crate::query::{Analysis, TraceStep, Verdict};
+use crate::syntax::print::outcome as outcome_text;
 use std::fmt::Write;
 
 /// herd-style block for one test under one model. Without a listed outcome set (`check`)

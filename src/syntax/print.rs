@@ -576,3 +576,14 @@ fn tagged_end(s: &mut String, tags: &[String]) {
     }
     s.push(')');
 }
+
+/// An outcome in herd's final-state notation, `x=1; 0:r=2;`: how every report (and the JSON
+/// `outcome` field of `equiv`) writes the values of named observables.
+pub fn outcome(names: &[String], values: &[u32]) -> String {
+    let cells: Vec<String> = names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n}={v};"))
+        .collect();
+    cells.join(" ")
+}
