@@ -781,6 +781,10 @@ fn symb_is_allowed_or_unknown_with_a_reason() {
             );
         }
     }
+    // Z3 decides Symb on the whole paper suite (12 of 12 measured): an engine that only ever
+    // said `unknown` must not pass.
+    let allowed = items.iter().filter(|a| a["verdict"] == "allowed").count();
+    assert!(allowed >= 11, "only {allowed} of 12 decided\n{}", r.show());
 }
 
 // ---- 10. minimize --format json ------------------------------------------------------------
