@@ -61,7 +61,11 @@ pub fn load_limited(
             match dialect::sniff(&bytes) {
                 Some("vulkan") => dialect::vulkan::parse(&name, &bytes),
                 Some("ptx") => dialect::ptx::parse(&name, &bytes),
-                _ => syntax::parse(&name, &bytes),
+                _ => {
+                    let test = syntax::parse(&name, &bytes)?;
+                    query::liveness::check_progress_names(&test)?;
+                    Ok(test)
+                }
             }
         }
     }

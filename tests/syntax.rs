@@ -225,7 +225,7 @@ fn the_format_example_parses() {
     let expect: Vec<(&str, bool)> = t
         .expect
         .iter()
-        .map(|e| (e.model.as_str(), e.allow))
+        .map(|e| (e.model.as_deref().unwrap_or("*"), e.allow))
         .collect();
     assert_eq!(
         expect,
@@ -627,9 +627,32 @@ fn condition_forms() {
     let models: Vec<_> = t
         .expect
         .iter()
-        .map(|e| (e.model.as_str(), e.allow))
+        .map(|e| (e.model.as_deref().unwrap_or("*"), e.allow))
         .collect();
     assert_eq!(models, [("A", true), ("B", false), ("C", true)]);
+    // An entry without a model is about every model; one naming the model wins over it,
+    // wherever it stands.
+    let t = ok("test t\nthreads 1\nkernel { r = 1; }\nexists (0:r == 1)\nexpect forbid, sm allow\nexpect forbid forbid\n");
+    let models: Vec<_> = t
+        .expect
+        .iter()
+        .map(|e| (e.model.as_deref().unwrap_or("*"), e.allow))
+        .collect();
+    assert_eq!(models, [("*", false), ("sm", true), ("forbid", false)]);
+    assert_eq!(t.expectation("SM"), Some(true));
+    assert_eq!(t.expectation("CM"), Some(false));
+    assert_eq!(t.expectation("Forbid"), Some(false));
+    let printed = tangle::syntax::print::to_litmus(&t);
+    assert!(
+        printed.contains("expect forbid, sm allow, forbid forbid"),
+        "{printed}"
+    );
+    let bad = tangle::syntax::parse("t.litmus", b"test t\nthreads 1\nkernel { r = 1; }\nexists (0:r == 1)\nexpect allow forbid\nexpect CM\n");
+    let e = format!("{:?}", bad.unwrap_err());
+    assert!(
+        e.contains("`allow` or `forbid` after the model `CM`"),
+        "{e}"
+    );
 }
 
 // ---- malformed files: located errors ----------------------------------------------------
@@ -933,7 +956,7 @@ fn error_structure_of_the_file() {
         "test t\nthreads 1\nkernel { r = 1; }\nexists (0:r == 1)\nexpect SC allow,",
         5,
         17,
-        "expected a model name after `expect`, found end of file",
+        "expected a model name, `allow` or `forbid` after `expect`, found end of file",
     );
 }
 

@@ -297,15 +297,16 @@ fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
         .collect();
     t.expect
         .iter()
-        .filter(|e| !known.iter().any(|k| k.eq_ignore_ascii_case(&e.model)))
-        .map(|e| {
+        .filter_map(|e| Some((e, e.model.as_deref()?)))
+        .filter(|(_, m)| !known.iter().any(|k| k.eq_ignore_ascii_case(m)))
+        .map(|(e, model)| {
             let mut d = Diagnostic::bare(
                 &t.file,
                 e.span.line,
                 e.span.col,
-                format!("`expect` names unknown model `{}`", e.model),
+                format!("`expect` names unknown model `{model}`"),
             );
-            if let Some(k) = tangle::syntax::diag::closest(&e.model, known.iter().copied()) {
+            if let Some(k) = tangle::syntax::diag::closest(model, known.iter().copied()) {
                 d = d.with_help(format!("did you mean `{k}`?"));
             }
             report::text::warning(&d)

@@ -191,7 +191,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 }
             }
             implied_nonpriv(&mut tags);
-            tags = split_rmw_tags(tags);
+            tags = crate::syntax::tags::split_rmw(tags);
             let reg = cx.reg(args[0]);
             StmtKind::Atomic {
                 reg: Some(reg),
@@ -237,31 +237,4 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
         span: cx.sp,
         tags,
     }))
-}
-
-/// An RMW's tags per half, as Dartagnan compiles it: acquire and visibility (and the
-/// storage-class semantics, when acquiring) belong to its read, release and availability (and
-/// the semantics, when releasing) to its write; the rest to both. A half's tag is written
-/// `R:TAG` or `W:TAG` (memory::base reads them).
-pub(crate) fn split_rmw_tags(tags: Vec<String>) -> Vec<String> {
-    let acq = tags.iter().any(|t| t == "ACQ");
-    let rel = tags.iter().any(|t| t == "REL");
-    let mut out = Vec::new();
-    for t in tags {
-        let semsc = t.starts_with("SEMSC");
-        match t.as_str() {
-            "ACQ" | "VIS" | "SEMVIS" => out.push(format!("R:{t}")),
-            "REL" | "AV" | "SEMAV" => out.push(format!("W:{t}")),
-            _ if semsc => {
-                if acq {
-                    out.push(format!("R:{t}"));
-                }
-                if rel {
-                    out.push(format!("W:{t}"));
-                }
-            }
-            _ => out.push(t),
-        }
-    }
-    out
 }

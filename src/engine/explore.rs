@@ -415,6 +415,18 @@ fn explore_with<'p>(
     });
     let max_states = opts.max_states.min(bytes / per_state.max(1));
     ex.max_states = max_states;
+    // Say which limit it is: `--max-states`, or the count the memory allows, lower.
+    let limit = if max_states < opts.max_states {
+        format!(
+            "the state limit ({max_states} states created: what {} MiB hold at about {} bytes \
+             a state, below --max-states {}) was reached",
+            bytes >> 20,
+            per_state,
+            opts.max_states
+        )
+    } else {
+        format!("the state limit ({max_states} states created) was reached")
+    };
     if let Err(e) = opts.budget.check_memory("exploring") {
         result.limit_hit = true;
         result.stopped = Some(e.to_string());
@@ -423,9 +435,7 @@ fn explore_with<'p>(
     while i < result.visited.len() {
         if result.visited.len() >= max_states || ex.created >= max_states {
             result.limit_hit = true;
-            result.stopped = Some(format!(
-                "the state limit ({max_states} states created) was reached"
-            ));
+            result.stopped = Some(limit.clone());
             break;
         }
         if ex.mattered.get() {
@@ -548,9 +558,7 @@ fn explore_with<'p>(
         if ex.created >= max_states {
             // The expansion was cut short: its successors are incomplete.
             result.limit_hit = true;
-            result.stopped = Some(format!(
-                "the state limit ({max_states} states created) was reached"
-            ));
+            result.stopped = Some(limit.clone());
             break;
         }
         // A state stuck only because a speculation failed is no execution at all.

@@ -321,7 +321,7 @@ pub fn apply(table: &Table, analyses: &mut [Analysis]) {
 /// The test's source with its `expect` lines replaced by one line giving this run's decided
 /// verdicts (entries for models not run, or undecided in this run, are kept as they were).
 pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
-    let mut entries: Vec<(String, bool)> = test
+    let mut entries: Vec<(Option<String>, bool)> = test
         .expect
         .iter()
         .map(|e| (e.model.clone(), e.allow))
@@ -335,19 +335,28 @@ pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
             Verdict::Forbidden => false,
             Verdict::Unknown(_) => continue,
         };
-        match entries
-            .iter_mut()
-            .find(|(m, _)| m.eq_ignore_ascii_case(&a.model))
-        {
+        let named = entries.iter_mut().find(|(m, _)| {
+            m.as_deref()
+                .is_some_and(|m| m.eq_ignore_ascii_case(&a.model))
+        });
+        match named {
             Some(e) => e.1 = allow,
-            None => entries.push((a.model.clone(), allow)),
+            // An entry for every model that already says it stays the only one.
+            None if test.expectation(&a.model) == Some(allow) => {}
+            None => entries.push((Some(a.model.clone()), allow)),
         }
     }
     let line = format!(
         "expect {}",
         entries
             .iter()
-            .map(|(m, a)| format!("{m} {}", if *a { "allow" } else { "forbid" }))
+            .map(|(m, a)| {
+                let verdict = if *a { "allow" } else { "forbid" };
+                match m {
+                    Some(m) => format!("{m} {verdict}"),
+                    None => verdict.to_string(),
+                }
+            })
             .collect::<Vec<_>>()
             .join(", ")
     );

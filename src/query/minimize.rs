@@ -159,7 +159,7 @@ pub fn minimize(
         .into_iter()
         .filter(|(c, _)| c.memory.is_none())
         .map(|(c, allow)| Expectation {
-            model: c.model.name.clone(),
+            model: Some(c.model.name.clone()),
             allow,
             span: Span::default(),
         })

@@ -468,11 +468,7 @@ fn blank_observing(
         file: test.file.clone(),
         engine: opts.engine,
         verdict: Verdict::Unknown(String::new()),
-        expected: test
-            .expect
-            .iter()
-            .find(|e| e.model.eq_ignore_ascii_case(&label))
-            .map(|e| e.allow),
+        expected: test.expectation(&label),
         model: label,
         condition: condition_text(test),
         quantifier: test.condition.quantifier,

@@ -334,14 +334,11 @@ pub(crate) fn expected_question(
     if atoms.is_empty() {
         return None;
     }
-    let expect = crate::model::Model::builtin()
-        .iter()
-        .map(|m| Expectation {
-            model: m.name.clone(),
-            allow: false,
-            span: Span::default(),
-        })
-        .collect();
+    let expect = vec![Expectation {
+        model: None,
+        allow: false,
+        span: Span::default(),
+    }];
     let named: Vec<&str> = wanted.iter().map(|(n, _)| n.as_str()).collect();
     Some((
         balanced_or(atoms),

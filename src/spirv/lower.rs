@@ -2165,7 +2165,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     tags.extend(semantics_tags(self.semantics(i, 3)?));
                 }
                 tags.extend(["AV".to_string(), "VIS".to_string()]);
-                let tags = crate::dialect::vulkan::split_rmw_tags(dedup(tags));
+                let tags = crate::syntax::tags::split_rmw(dedup(tags));
                 let r = self.fresh(result(i)?, "");
                 out.push(Stmt {
                     kind: StmtKind::Atomic {

@@ -45,21 +45,19 @@ pub struct Test {
 }
 
 impl Test {
-    /// The `expect-liveness` entry for an execution model and a progress model (by its report
-    /// name: `obe`, `QF=obe,SG=hsa`): `Some(true)` when the test expects every execution to
-    /// terminate. An entry naming the model wins over one for every model.
-    pub fn expect_liveness(&self, model: &str, progress: &str) -> Option<bool> {
-        let find = |named: bool| {
-            self.expect_liveness.iter().find_map(|e| {
-                let name = crate::progress::Progress::parse(&e.progress).ok()?.name();
-                let model_ok = match &e.model {
-                    Some(m) => named && m == model,
-                    None => !named,
-                };
-                (model_ok && name == progress).then_some(e.live)
-            })
+    /// The `expect` entry for a model (names matched without regard to case): the first
+    /// entry naming it, else the first entry without a model.
+    pub fn expectation(&self, model: &str) -> Option<bool> {
+        let named = |e: &&Expectation| {
+            e.model
+                .as_deref()
+                .is_some_and(|m| m.eq_ignore_ascii_case(model))
         };
-        find(true).or_else(|| find(false))
+        self.expect
+            .iter()
+            .find(named)
+            .or_else(|| self.expect.iter().find(|e| e.model.is_none()))
+            .map(|e| e.allow)
     }
 }
 
@@ -270,12 +268,16 @@ pub struct LivenessExpectation {
     pub progress: String,
     pub live: bool,
     pub span: Span,
+    /// Where the progress model is written: the models layer checks the name
+    /// (`query::liveness::check_progress_names`), so a front end needs no model list.
+    pub progress_span: Span,
 }
 
-/// `expect M allow|forbid, ...`
+/// `expect M allow|forbid, ...`; `expect forbid` (no model) is about every model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expectation {
-    pub model: String,
+    /// `None`: every model not named by an entry of its own.
+    pub model: Option<String>,
     pub allow: bool,
     pub span: Span,
 }

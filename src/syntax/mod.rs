@@ -9,6 +9,7 @@ pub use crate::diag;
 mod lexer;
 mod parser;
 pub mod print;
+pub mod tags;
 pub mod validate;
 
 pub use diag::{Diagnostic, Diagnostics, Span};
@@ -25,6 +26,9 @@ pub mod limits {
     pub const MAX_CELLS: u32 = 1 << 24;
     /// Deepest nesting of statements and expressions together.
     pub const MAX_DEPTH: u32 = 200;
+    /// A condition's chain of one connective folds left-deep (each operator one level of
+    /// [`MAX_DEPTH`]) up to this many operands; a longer one is read as a balanced tree.
+    pub const LEFT_DEEP: usize = 64;
 }
 
 /// Parses and resolves one test file. `file` is only used in diagnostics.

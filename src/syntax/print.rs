@@ -45,7 +45,13 @@ pub fn to_litmus(test: &Test) -> String {
         let items: Vec<String> = test
             .expect
             .iter()
-            .map(|e| format!("{} {}", e.model, if e.allow { "allow" } else { "forbid" }))
+            .map(|e| {
+                let verdict = if e.allow { "allow" } else { "forbid" };
+                match &e.model {
+                    Some(m) => format!("{m} {verdict}"),
+                    None => verdict.to_string(),
+                }
+            })
             .collect();
         let _ = writeln!(s, "expect {}", items.join(", "));
     }
@@ -84,6 +90,7 @@ pub fn normalized(test: &Test) -> Test {
     }
     for e in &mut t.expect_liveness {
         e.span = Span::default();
+        e.progress_span = Span::default();
     }
     t
 }
@@ -419,30 +426,15 @@ fn expr(s: &mut String, e: &Expr) {
         ExprKind::Builtin(b) => s.push_str(b.name()),
         ExprKind::Unary(op, a) => {
             s.push_str(op.symbol());
-            operand(
-                s,
-                a,
-                matches!(a.kind, ExprKind::Binary(..) | ExprKind::Ternary(..)),
-            );
+            operand(s, a, parenthesised(&e.kind, a, true));
         }
         ExprKind::Binary(op, a, b) => {
-            let p = prec(*op);
-            let left_parens = match &a.kind {
-                ExprKind::Binary(o, ..) => prec(*o) < p,
-                ExprKind::Ternary(..) => true,
-                _ => false,
-            };
-            let right_parens = match &b.kind {
-                ExprKind::Binary(o, ..) => prec(*o) <= p,
-                ExprKind::Ternary(..) => true,
-                _ => false,
-            };
-            operand(s, a, left_parens);
+            operand(s, a, parenthesised(&e.kind, a, true));
             let _ = write!(s, " {} ", op.symbol());
-            operand(s, b, right_parens);
+            operand(s, b, parenthesised(&e.kind, b, false));
         }
         ExprKind::Ternary(c, a, b) => {
-            operand(s, c, matches!(c.kind, ExprKind::Ternary(..)));
+            operand(s, c, parenthesised(&e.kind, c, true));
             s.push_str(" ? ");
             expr(s, a);
             s.push_str(" : ");
@@ -456,6 +448,25 @@ fn expr(s: &mut String, e: &Expr) {
             s.push_str(f.name());
             call_args(s, args);
         }
+    }
+}
+
+/// Whether the printer writes `child`, an operand of `parent` (its first operand when `first`:
+/// a unary operator's, a binary operator's left, a conditional's condition), in parentheses:
+/// only where precedence needs them. `validate` counts these parentheses as the parser will.
+pub(crate) fn parenthesised(parent: &ExprKind, child: &Expr, first: bool) -> bool {
+    match (parent, &child.kind) {
+        (ExprKind::Unary(..), ExprKind::Binary(..) | ExprKind::Ternary(..)) => true,
+        (ExprKind::Binary(..), ExprKind::Ternary(..)) => true,
+        (ExprKind::Binary(op, ..), ExprKind::Binary(o, ..)) => {
+            if first {
+                prec(*o) < prec(*op)
+            } else {
+                prec(*o) <= prec(*op)
+            }
+        }
+        (ExprKind::Ternary(..), ExprKind::Ternary(..)) => first,
+        _ => false,
     }
 }
 
@@ -481,13 +492,25 @@ fn call_args(s: &mut String, args: &[Expr]) {
 }
 
 /// Precedence levels of propositions: `||` 1, `&&` 2, atoms and `!` 3.
-fn prop(s: &mut String, p: &Prop, min: u8, g: &[Global]) {
-    let level = match p {
+pub(crate) fn prop_level(p: &Prop) -> u8 {
+    match p {
         Prop::Or(..) => 1,
         Prop::And(..) => 2,
         _ => 3,
-    };
-    let parens = level < min;
+    }
+}
+
+/// Whether `!` is followed by its operand bare (an atom or another `!`), not in parentheses.
+pub(crate) fn bare_after_not(a: &Prop) -> bool {
+    matches!(
+        a,
+        Prop::True | Prop::False | Prop::Truthy(_) | Prop::Cmp(..) | Prop::Not(_)
+    )
+}
+
+/// Writes `p`, in parentheses when it binds looser than `min` ([`prop_level`]).
+fn prop(s: &mut String, p: &Prop, min: u8, g: &[Global]) {
+    let parens = prop_level(p) < min;
     if parens {
         s.push('(');
     }
@@ -497,11 +520,7 @@ fn prop(s: &mut String, p: &Prop, min: u8, g: &[Global]) {
         Prop::Not(a) => {
             s.push('!');
             // `!` applies to a parenthesised proposition or an atom.
-            let atom = matches!(
-                **a,
-                Prop::True | Prop::False | Prop::Truthy(_) | Prop::Cmp(..) | Prop::Not(_)
-            );
-            if atom {
+            if bare_after_not(a) {
                 prop(s, a, 3, g);
             } else {
                 s.push('(');

@@ -811,6 +811,7 @@ fn minimize_json_is_one_object_on_stdout_with_a_parsable_test_no_larger_than_the
     let obj = v
         .as_object()
         .unwrap_or_else(|| panic!("expected a JSON object\n{}", r.show()));
+    assert_eq!(obj["command"], "minimize", "the JSON envelope: {v}");
     assert_eq!(obj["file"], input.as_str(), "{v}");
     assert_eq!(obj["allowed_by"], "Spec", "{v}");
     assert_eq!(obj["forbidden_by"], "SSO", "{v}");
@@ -922,7 +923,13 @@ fn distinguish_by_cegis_prints_a_test_that_parses_and_says_how_it_was_found() {
     assert_eq!(r.code, 0, "{}", r.show());
     let test = tangle::syntax::parse("found.litmus", r.stdout.as_bytes())
         .unwrap_or_else(|d| panic!("the test does not parse: {d}\n{}", r.show()));
-    assert!(test.expect.iter().any(|e| e.model == "SCF"), "{}", r.show());
+    assert!(
+        test.expect
+            .iter()
+            .any(|e| e.model.as_deref() == Some("SCF")),
+        "{}",
+        r.show()
+    );
     assert!(r.stdout.contains("Searched by CEGIS"), "{}", r.show());
     assert!(r.stderr.contains("templates"), "{}", r.show());
 }

@@ -154,6 +154,65 @@ fn errors_are_located_with_a_caret_and_suggestions() {
     assert!(err.contains("did you mean `Spec`?"), "{err}");
 }
 
+/// A progress model is checked by the models layer, not the parser, but reading the file
+/// still refuses an unknown one where it is written, for every command.
+#[test]
+fn an_unknown_progress_model_in_an_expect_liveness_line_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "live.litmus",
+        &format!("{TWO_LANES}expect-liveness CM fair live, SSO obee violated\n"),
+    );
+    for command in ["check", "liveness", "show"] {
+        let r = tangle(&[command, f.as_str()]);
+        assert_eq!(assert_located_error(&r, &f), (7, 35), "{}", r.show());
+        assert!(
+            r.stderr.contains("unknown progress model `obee`"),
+            "{}",
+            r.show()
+        );
+        assert!(r.stderr.contains("did you mean"), "{}", r.show());
+    }
+}
+
+/// `expect forbid` is about every model; a model's own entry wins over it.
+#[test]
+fn an_expect_entry_without_a_model_is_about_every_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let every = TWO_LANES.replace("expect CM forbid", "expect forbid, SSO allow");
+    let f = write(dir.path(), "every.litmus", &every);
+    cmd()
+        .args(["check", &f, "-m", "CM", "-m", "SM", "-m", "SSO"])
+        .assert()
+        .code(0);
+    let wrong = write(
+        dir.path(),
+        "wrong.litmus",
+        &TWO_LANES.replace("expect CM forbid", "expect allow, SSO forbid"),
+    );
+    let r = tangle(&["check", &wrong, "-m", "CM", "-m", "SSO", "-m", "SM"]);
+    assert_eq!(r.code, 1, "{}", r.show());
+    assert!(
+        r.stdout
+            .contains("two under CM: forbid but the expectation says allow"),
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stdout
+            .contains("two under SSO: allow but the expectation says forbid"),
+        "{}",
+        r.show()
+    );
+    assert!(
+        r.stdout
+            .contains("3 checked against expectations, 3 mismatches"),
+        "{}",
+        r.show()
+    );
+}
+
 #[test]
 fn too_many_block_instances_point_at_the_loop_nest() {
     let dir = tempfile::tempdir().unwrap();
@@ -404,24 +463,6 @@ fn thin_air_takes_model_files_and_an_engine() {
         assert_eq!(v["results"][0]["engine"], engine);
         assert!(!v["results"][0]["thin_air"].as_array().unwrap().is_empty());
     }
-}
-
-#[test]
-fn minimize_json_is_an_envelope() {
-    let (code, out, err) = run(&[
-        "minimize",
-        SSO_WW,
-        "--allowed-by",
-        "Spec",
-        "--forbidden-by",
-        "SSO",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["command"], "minimize");
-    assert!(v["litmus"].as_str().unwrap().contains("kernel"));
 }
 
 // ---- pictures and searches -----------------------------------------------------------------

@@ -295,18 +295,26 @@ impl Parser<'_> {
             }
             loop {
                 let start = self.peek().span;
-                let Some(model) = self.peek_ident() else {
-                    self.expected("a model name after `expect`");
+                let Some(word) = self.peek_ident() else {
+                    self.expected("a model name, `allow` or `forbid` after `expect`");
                     return None;
                 };
-                self.bump();
+                let verdict = |w: Option<&str>| matches!(w, Some("allow" | "forbid"));
+                // `expect forbid`: an entry for every model (a model named `forbid` still
+                // reads as `expect forbid forbid`).
+                let model = if verdict(Some(&word)) && !verdict(self.peek_at(1).tok.word()) {
+                    None
+                } else {
+                    self.bump();
+                    Some(word)
+                };
                 let allow = match self.peek_ident().as_deref() {
                     Some("allow") => true,
                     Some("forbid") => false,
                     _ => {
                         self.expected(&format!(
                             "`allow` or `forbid` after the model `{}`",
-                            shorten(&model)
+                            shorten(model.as_deref().unwrap_or_default())
                         ));
                         return None;
                     }
@@ -369,10 +377,6 @@ impl Parser<'_> {
             }
             let (progress, span) = words.pop().expect("one word");
             let model = words.pop().map(|(m, _)| m);
-            if let Err(e) = crate::progress::Progress::parse(&progress) {
-                self.report(span, e.to_string());
-                return None;
-            }
             let live = match self.peek_ident().as_deref() {
                 Some("live") => true,
                 Some("violated") => false,
@@ -390,6 +394,7 @@ impl Parser<'_> {
                 progress,
                 live,
                 span: self.span_from(start),
+                progress_span: span,
             });
             if !self.eat(Punct::Comma) {
                 break;
@@ -399,8 +404,7 @@ impl Parser<'_> {
     }
 }
 
-/// Chains up to this many operands fold left-deep (as written); longer ones balance.
-const LEFT_DEEP: usize = 64;
+use crate::syntax::limits::LEFT_DEEP;
 
 /// `parts` joined by `join` as a balanced tree (left to right order kept).
 fn balanced(mut parts: Vec<Prop>, join: fn(Box<Prop>, Box<Prop>) -> Prop) -> Prop {
