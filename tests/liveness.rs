@@ -480,3 +480,31 @@ fn the_engines_agree_on_random_spin_programs() {
         "{both} decided by both: {live} live, {violated} violated"
     );
 }
+
+/// Above five threads Z3 does not tabulate the progress model: it proposes hangs one at a
+/// time and the progress model rejects the unfair ones. Six threads: the second spins on a
+/// flag the first sets, the other four write their own cells and end. Each progress model's answer (fair, HSA: live, thread 0 is always
+/// scheduled; OBE, unfair: violated, thread 0 may never start) from both engines, and Z3 must
+/// decide every one of them (the rejection loop ends).
+#[test]
+fn z3_proposes_hangs_one_at_a_time_above_five_threads() {
+    let src = "test spin6\nthreads 6\nsubgroup 1\nglobal flag\nglobal cells[6]\n\
+               kernel {\n  if (tid == 0) {\n    flag = 1;\n  } else if (tid == 1) {\n    r = flag;\n    \
+               while (r == 0) {\n      r = flag;\n    }\n  } else {\n    cells[tid] = 1;\n  }\n}\n\
+               exists (flag == 1)\n";
+    let test = tangle::syntax::parse("spin6.litmus", src.as_bytes()).unwrap();
+    let m = Model::by_name("SSO").unwrap();
+    let want = [
+        ("fair", LiveVerdict::Live),
+        ("hsa", LiveVerdict::Live),
+        ("obe", LiveVerdict::Violated),
+        ("unfair", LiveVerdict::Violated),
+    ];
+    for (p, want) in want {
+        let p = Progress::parse(p).unwrap();
+        let e = liveness(&test, &m, &p, &opts()).unwrap().verdict;
+        let z = liveness(&test, &m, &p, &smt()).unwrap().verdict;
+        assert_eq!(e, want, "explorer under {}", p.name());
+        assert_eq!(z, want, "Z3 under {}", p.name());
+    }
+}

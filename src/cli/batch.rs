@@ -12,18 +12,18 @@ use tangle::syntax::{ast::Test, Diagnostic};
 
 /// Which of the three table commands runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum TableCommand {
     Check,
     Outcomes,
     Compare,
 }
 
-impl Kind {
+impl TableCommand {
     fn name(self) -> &'static str {
         match self {
-            Kind::Check => "check",
-            Kind::Outcomes => "outcomes",
-            Kind::Compare => "compare",
+            TableCommand::Check => "check",
+            TableCommand::Outcomes => "outcomes",
+            TableCommand::Compare => "compare",
         }
     }
 }
@@ -78,12 +78,12 @@ fn load_tests(
 }
 
 /// `check`, `outcomes`, `compare`.
-pub fn run(kind: Kind, c: &Common) -> Status {
+pub fn run(kind: TableCommand, c: &Common) -> Status {
     let models = match c.models.select() {
         Ok(m) => m,
         Err(e) => return out::model_error(&e),
     };
-    if c.format == Format::Dot && kind == Kind::Compare {
+    if c.format == Format::Dot && kind == TableCommand::Compare {
         return out::error("--format dot draws witnesses: use it with check or outcomes");
     }
     let launch = match c.shader.launch() {
@@ -126,7 +126,7 @@ pub fn run(kind: Kind, c: &Common) -> Status {
         // `check` asks one question per model (with --witness too: the verdict's own query
         // yields the witness); the others list every outcome.
         // A Dartagnan table asks whether `forall` conditions hold: every outcome is needed.
-        .with_outcomes(kind != Kind::Check || table.as_ref().is_some_and(|t| t.by_path()));
+        .with_outcomes(kind != TableCommand::Check || table.as_ref().is_some_and(|t| t.by_path()));
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
     for t in &tests {
@@ -226,21 +226,21 @@ pub fn run(kind: Kind, c: &Common) -> Status {
     status
 }
 
-fn text(kind: Kind, witness: bool, analyses: &[Analysis], names: &[String]) -> String {
+fn text(kind: TableCommand, witness: bool, analyses: &[Analysis], names: &[String]) -> String {
     let mut s = String::new();
     match kind {
-        Kind::Outcomes => {
+        TableCommand::Outcomes => {
             for a in analyses {
                 s.push_str(&report::text::outcomes(a, witness));
                 s.push('\n');
             }
         }
-        Kind::Compare => {
+        TableCommand::Compare => {
             s.push_str(&report::text::table(analyses, names, true));
             s.push('\n');
             s.push_str(&report::text::distinctions(analyses, names));
         }
-        Kind::Check => {
+        TableCommand::Check => {
             s.push_str(&report::text::table(analyses, names, true));
             if witness {
                 for a in analyses {

@@ -14,9 +14,9 @@ use out::Status;
 /// Runs one command line.
 pub fn run(cli: &args::Cli) -> Status {
     match &cli.command {
-        Command::Check(c) => batch::run(batch::Kind::Check, c),
-        Command::Outcomes(c) => batch::run(batch::Kind::Outcomes, c),
-        Command::Compare(c) => batch::run(batch::Kind::Compare, c),
+        Command::Check(c) => batch::run(batch::TableCommand::Check, c),
+        Command::Outcomes(c) => batch::run(batch::TableCommand::Outcomes, c),
+        Command::Compare(c) => batch::run(batch::TableCommand::Compare, c),
         Command::ThinAir(t) => batch::thin_air(t),
         Command::Include(i) => search::include(i),
         Command::Distinguish(d) => search::distinguish(d),

@@ -268,9 +268,16 @@ impl<'p> Encoding<'p> {
             {
                 return SmtLiveness::Hang(self.hang_witness(&model, m, &st, &status));
             }
-            // Not fair: ask for another vector of statuses.
-            let same: Vec<Bool> = (0..threads)
-                .flat_map(|t| {
+            // Not fair: rule out this vector, and every vector that differs from it only in
+            // threads the rejection does not depend on (checked exhaustively, so the clause
+            // never rules out a fair hang).
+            let kept = rejection_core(&status, &|v| {
+                v.iter().all(|s| s.terminated)
+                    || progress.fair(&|r, d| lay.scope_members(r, d), v).is_none()
+            });
+            let same: Vec<Bool> = kept
+                .iter()
+                .flat_map(|&t| {
                     let s = status[t];
                     [
                         (&st.term[t], s.terminated),
@@ -891,4 +898,113 @@ impl<'p> Encoding<'p> {
 /// `a <=> b`.
 fn eq_bool(a: &Bool, b: &Bool) -> Bool {
     a.eq(b)
+}
+
+/// Most vectors of statuses [`rejection_core`] puts to the progress model for one candidate.
+const MAX_GENERALISATION: usize = 1 << 16;
+
+/// The threads a rejected vector of statuses must keep for every vector agreeing with it on
+/// them to be rejected too: a thread is let go when `rejected` holds for each of the 16
+/// values of its four status variables, together with every value of the threads already
+/// let go (all combinations tried, up to [`MAX_GENERALISATION`] of them). Waiting threads are
+/// tried first, then terminated ones, the highest ids first.
+fn rejection_core(
+    status: &[ThreadStatus],
+    rejected: &dyn Fn(&[ThreadStatus]) -> bool,
+) -> Vec<usize> {
+    // The thread's status variables as the candidate loop reads them (`waits` is `blocked`).
+    let value = |k: usize| ThreadStatus {
+        terminated: k & 1 != 0,
+        started: k & 2 != 0,
+        blocked: k & 4 != 0,
+        waits: k & 4 != 0,
+        moves: k & 8 != 0,
+    };
+    let mut order: Vec<usize> = (0..status.len()).collect();
+    order.sort_by_key(|&t| {
+        (
+            !status[t].blocked,
+            !status[t].terminated,
+            std::cmp::Reverse(t),
+        )
+    });
+    let mut free: Vec<usize> = Vec::new();
+    for t in order {
+        let trial: Vec<usize> = free.iter().copied().chain([t]).collect();
+        let Some(count) = 16usize.checked_pow(trial.len() as u32) else {
+            break;
+        };
+        if count > MAX_GENERALISATION {
+            break;
+        }
+        let mut v = status.to_vec();
+        let all_rejected = (0..count).all(|code| {
+            for (i, &u) in trial.iter().enumerate() {
+                v[u] = value((code >> (4 * i)) & 15);
+            }
+            rejected(&v)
+        });
+        if all_rejected {
+            free.push(t);
+        }
+    }
+    (0..status.len()).filter(|t| !free.contains(t)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Layout;
+
+    /// Sound: every vector that agrees with a rejected one on its core is rejected too,
+    /// checked over all vectors of three threads, for every bundled progress model and two
+    /// placements. And useful: a core is often smaller than the whole vector.
+    #[test]
+    fn a_rejection_core_never_rules_out_a_fair_vector() {
+        let value = |k: usize| ThreadStatus {
+            terminated: k & 1 != 0,
+            started: k & 2 != 0,
+            blocked: k & 4 != 0,
+            waits: k & 4 != 0,
+            moves: k & 8 != 0,
+        };
+        let mut shrunk = 0;
+        for (subgroup, workgroup) in [(1, 3), (3, 3), (1, 1)] {
+            let lay = Layout {
+                threads: 3,
+                subgroup,
+                workgroup,
+                queue_family: 3,
+            };
+            for name in crate::progress::bundled().keys() {
+                let p = Progress::parse(name).unwrap();
+                let rejected = |v: &[ThreadStatus]| {
+                    v.iter().all(|s| s.terminated)
+                        || p.fair(&|r, d| lay.scope_members(r, d), v).is_none()
+                };
+                for code in (0..16 * 16 * 16).step_by(7) {
+                    let v: Vec<ThreadStatus> =
+                        (0..3).map(|t| value((code >> (4 * t)) & 15)).collect();
+                    if !rejected(&v) {
+                        continue;
+                    }
+                    let core = rejection_core(&v, &rejected);
+                    shrunk += usize::from(core.len() < 3);
+                    for other in 0..16 * 16 * 16 {
+                        let w: Vec<ThreadStatus> = (0..3)
+                            .map(|t| {
+                                if core.contains(&t) {
+                                    v[t]
+                                } else {
+                                    value((other >> (4 * t)) & 15)
+                                }
+                            })
+                            .collect();
+                        assert!(rejected(&w), "{name}: core {core:?} of {v:?} admits {w:?}");
+                    }
+                }
+            }
+        }
+        assert!(shrunk > 100, "only {shrunk} cores smaller than the vector");
+    }
 }
