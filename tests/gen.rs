@@ -81,6 +81,8 @@ impl Census {
                 "atomic"
             }
             StmtKind::Barrier(BarrierScope::Subgroup) => "subgroupBarrier",
+            // The generator writes none (the list of kinds it writes is checked below).
+            StmtKind::Barrier(BarrierScope::Quorum { .. }) => "quorumBarrier",
             StmtKind::Fence => "fence",
             StmtKind::Barrier(BarrierScope::Workgroup) => {
                 self.nested_barrier |= depth > 0;

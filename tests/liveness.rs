@@ -508,3 +508,41 @@ fn z3_proposes_hangs_one_at_a_time_above_five_threads() {
         assert_eq!(z, want, "Z3 under {}", p.name());
     }
 }
+
+/// Dartagnan's barriers with a quorum (`tests/data/dartagnan-{vulkan,ptx}`, their rows of
+/// `VULKAN-Liveness-Fair` and `PTXv7_5-Liveness`): the explorer agrees with every row (the
+/// `hang` tests never meet their quorum); Z3's reduction declines them, saying so.
+#[test]
+fn dartagnan_quorum_barriers_match_the_published_liveness_rows() {
+    let fair = Progress::parse("fair").unwrap();
+    let m = Model::by_name("SSO").unwrap();
+    let mut checked = 0;
+    for (dir, table) in [
+        (
+            "tests/data/dartagnan-vulkan",
+            "VULKAN-Liveness-Fair-expected.csv",
+        ),
+        ("tests/data/dartagnan-ptx", "PTXv7_5-Liveness-expected.csv"),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let rows = std::fs::read_to_string(dir.join(table)).unwrap();
+        for line in rows.lines().filter(|l| !l.trim().is_empty()) {
+            let (file, want) = line.split_once(',').unwrap();
+            let test = tangle::load(&dir.join(file), &Default::default()).unwrap();
+            let want = if want == "1" {
+                LiveVerdict::Live
+            } else {
+                LiveVerdict::Violated
+            };
+            let e = liveness(&test, &m, &fair, &opts()).unwrap().verdict;
+            assert_eq!(e, want, "{file}");
+            let z = liveness(&test, &m, &fair, &smt()).unwrap().verdict;
+            assert!(
+                matches!(&z, LiveVerdict::Unknown(why) if why.contains("quorum")),
+                "{file}: {z:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 20);
+}

@@ -1670,3 +1670,42 @@ fn large_files_parse_in_linear_time() {
     assert_eq!(diags.len(), 100);
     assert_eq!((diags[0].line, diags[99].line), (6, 105));
 }
+
+/// `barrier(quorum(B, N), words...)`: read, printed back the same, and refused where the
+/// quorum is missing, zero, or differs between barriers of one name.
+#[test]
+fn barriers_with_a_quorum() {
+    use tangle::syntax::ast::{BarrierScope, StmtKind};
+    let head = "test q\nthreads 3\nsubgroup 1\nkernel {\n";
+    let t = ok(&format!(
+        "{head}  barrier(quorum(7, 2), acq_rel, workgroup);\n}}\nexists (true)\n"
+    ));
+    assert_eq!(
+        t.kernel[0].kind,
+        StmtKind::Barrier(BarrierScope::Quorum { name: 7, quorum: 2 })
+    );
+    assert!(t.kernel[0].tags.iter().any(|x| x == "ACQ"));
+    let printed = tangle::syntax::print::to_litmus(&t);
+    assert!(printed.contains("barrier(quorum(7, 2), "), "{printed}");
+    let again = parse("printed", printed.as_bytes()).unwrap();
+    assert_eq!(again.kernel[0].kind, t.kernel[0].kind);
+    let tail = "}\nexists (true)\n";
+    first_error(
+        format!("{head}  barrier(quorum(7));\n{tail}"),
+        5,
+        19,
+        "expected `,` between the name and the quorum",
+    );
+    first_error(
+        format!("{head}  barrier(quorum(7, 0));\n{tail}"),
+        5,
+        3,
+        "a quorum of 0 threads",
+    );
+    first_error(
+        format!("{head}  if (tid == 0) {{ barrier(quorum(7, 2)); }} else {{ barrier(quorum(7, 3)); }}\n{tail}"),
+        5,
+        51,
+        "barrier 7 has quorum 3 here and 2 at line 5",
+    );
+}

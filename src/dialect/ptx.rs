@@ -313,8 +313,12 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 return None;
             }
             if args.len() > 1 {
-                cx.err("barriers with a quorum (`bar.cta.sync id, n, m`) are not supported yet");
-                return None;
+                let scope = cx.quorum_barrier(&args, "bar.cta.sync instance, id, quorum")?;
+                return Some(Ins::Stmt(Stmt {
+                    kind: StmtKind::Barrier(scope),
+                    span: cx.sp,
+                    tags: vec!["CTA".into()],
+                }));
             }
             if !cx.want(&args, 1, op, "bar.cta.sync ID") {
                 return None;

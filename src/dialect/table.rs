@@ -17,7 +17,8 @@
 
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::syntax::ast::{
-    Condition, Expr, ExprKind, Global, Operand, Prop, Quantifier, Stmt, StmtKind, Test,
+    BarrierScope, Condition, Expr, ExprKind, Global, Operand, Prop, Quantifier, Stmt, StmtKind,
+    Test,
 };
 use crate::vocab::{BinOp, Builtin};
 use std::collections::BTreeMap;
@@ -64,6 +65,42 @@ impl Cell<'_, '_> {
         let sp = self.sp;
         self.r.err(sp, msg);
     }
+    /// A barrier with a quorum, `INSTANCE, ID, QUORUM` (all numbers): Dartagnan's named
+    /// barrier, met by the threads of a workgroup whose instance and id agree. Its name is
+    /// `INSTANCE * 65536 + ID` (both below 65536). `form` is the instruction's form, for errors.
+    pub fn quorum_barrier(&mut self, args: &[&str], form: &str) -> Option<BarrierScope> {
+        if args.len() == 2 {
+            self.err(format!(
+                "a barrier id without a quorum (`{form}` without its last operand) is not supported yet"
+            ));
+            return None;
+        }
+        if !self.want(args, 3, form.split(' ').next().unwrap_or(form), form) {
+            return None;
+        }
+        let mut n = [0u32; 3];
+        for (k, a) in args.iter().enumerate() {
+            match parse_int(a) {
+                Ok(v) => n[k] = v,
+                Err(_) => {
+                    self.err(format!("`{form}`: `{a}` must be a number (a barrier named by a register is not supported)"));
+                    return None;
+                }
+            }
+        }
+        let [instance, id, quorum] = n;
+        if instance >= 1 << 16 || id >= 1 << 16 || quorum == 0 {
+            self.err(format!(
+                "`{form}`: the instance and id must be below 65536 and the quorum at least 1"
+            ));
+            return None;
+        }
+        Some(BarrierScope::Quorum {
+            name: instance << 16 | id,
+            quorum,
+        })
+    }
+
     /// A number or a register.
     pub fn value(&mut self, a: &str) -> Option<Expr> {
         if let Ok(v) = parse_int(a) {

@@ -209,15 +209,19 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
         }
         "cbar" => {
             if args.len() > 1 {
-                cx.err("barriers with a quorum (`cbar id, n, m`) are not supported yet");
-                return None;
+                if bad_mods(cx, &extra) {
+                    return None;
+                }
+                let scope = cx.quorum_barrier(&args, "cbar.sem.scope instance, id, quorum")?;
+                StmtKind::Barrier(scope)
+            } else {
+                if bad_mods(cx, &extra) || !cx.want(&args, 1, op, "cbar.sem.scope id") {
+                    return None;
+                }
+                tags.push("CBAR".into());
+                tags.push(format!("#cbar{}", args[0]));
+                StmtKind::Fence
             }
-            if bad_mods(cx, &extra) || !cx.want(&args, 1, op, "cbar.sem.scope id") {
-                return None;
-            }
-            tags.push("CBAR".into());
-            tags.push(format!("#cbar{}", args[0]));
-            StmtKind::Fence
         }
         "avdevice" | "visdevice" => {
             if !cx.want(&args, 0, op, op) {

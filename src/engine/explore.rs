@@ -223,6 +223,8 @@ struct State {
     unspecified: bool,
     /// Steps that recorded events so far, when the memory model reads `sched`.
     step: u32,
+    /// Quorum barriers (workgroup, name) that have opened (sorted).
+    opened: Vec<(u32, u32)>,
 }
 
 /// What a transition attempt produced.
@@ -377,6 +379,7 @@ fn explore_with<'p>(
         mem: prog.initial_memory(),
         mem_unspec: Vec::new(),
         sealed: Vec::new(),
+        opened: Vec::new(),
         lazy: Vec::new(),
         unspecified: false,
         step: 0,
@@ -870,6 +873,17 @@ impl<'p> Explorer<'p> {
         None
     }
 
+    /// The name and quorum of the quorum barrier `t` stands at, if it does.
+    fn at_quorum_barrier(&self, t: &Thread) -> Option<(u32, u32)> {
+        let Pos::Instr(i) = self.pos(t) else {
+            return None;
+        };
+        match self.prog.blocks[t.block as usize].instrs[i as usize].op {
+            Op::QuorumBarrier { name, quorum } => Some((name, quorum)),
+            _ => None,
+        }
+    }
+
     fn at_wg_barrier(&self, t: &Thread) -> bool {
         matches!(self.pos(t), Pos::Instr(i)
             if matches!(self.prog.blocks[t.block as usize].instrs[i as usize].op, Op::WorkgroupBarrier))
@@ -966,6 +980,12 @@ impl<'p> Explorer<'p> {
             let sg = self.sg(u);
             if self.at_wg_barrier(t) {
                 if let Some(o) = self.wg_barrier(s, u) {
+                    raw.push(o);
+                }
+                continue;
+            }
+            if let Some((name, quorum)) = self.at_quorum_barrier(t) {
+                if let Some(o) = self.quorum_barrier(s, u, name, quorum) {
                     raw.push(o);
                 }
                 continue;
@@ -1144,6 +1164,7 @@ impl<'p> Explorer<'p> {
                     }
                     Op::Fence => self.record(&mut s, u, (block, i, false), What::Fence),
                     Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
+                    Op::QuorumBarrier { .. } => unreachable!("stepped by quorum_barrier"),
                 }
                 s.threads[u].pc += 1;
             }
@@ -1302,6 +1323,7 @@ impl<'p> Explorer<'p> {
                             self.record(&mut s, m, (block, i, true), What::Fence);
                         }
                     }
+                    Op::QuorumBarrier { .. } => unreachable!("stepped by quorum_barrier"),
                     Op::SubgroupBarrier | Op::WorkgroupBarrier => {
                         for &m in members {
                             self.record(&mut s, m, (block, i, true), What::Barrier);
@@ -1658,6 +1680,59 @@ impl<'p> Explorer<'p> {
         ))
     }
 
+    /// A quorum barrier (docs/semantics.md): once open, thread `u` passes alone; before, when
+    /// `quorum` threads of the workgroup wait at barriers of this name, they all pass as one
+    /// step (generated once, from the first of them) and it opens. Fewer wait: no step.
+    fn quorum_barrier(&self, s: &State, u: usize, name: u32, quorum: u32) -> Option<Outcome> {
+        let lay = &self.prog.layout;
+        let wg = lay.workgroup_of(u as u32);
+        let t = &s.threads[u];
+        let open = s.opened.binary_search(&(wg, name)).is_ok();
+        let passing: Vec<usize> = if open {
+            vec![u]
+        } else {
+            let waiting: Vec<usize> = lay
+                .workgroup_threads(wg)
+                .map(|m| m as usize)
+                .filter(|&m| {
+                    let w = &s.threads[m];
+                    !w.done && self.at_quorum_barrier(w).is_some_and(|(n, _)| n == name)
+                })
+                .collect();
+            if waiting.first() != Some(&u) || waiting.len() < quorum as usize {
+                return None;
+            }
+            waiting
+        };
+        let mut ns = s.clone();
+        for &m in &passing {
+            let w = &ns.threads[m];
+            let (block, Pos::Instr(i)) = (w.block, self.pos(w)) else {
+                unreachable!("at a barrier")
+            };
+            let what = What::QuorumBarrier { released: !open };
+            self.record(&mut ns, m, (block, i, !open), what);
+            ns.threads[m].pc += 1;
+        }
+        if !open {
+            let at = ns.opened.binary_search(&(wg, name)).unwrap_err();
+            ns.opened.insert(at, (wg, name));
+        }
+        self.end_step(&mut ns);
+        let Pos::Instr(i) = self.pos(t) else {
+            unreachable!("at a barrier")
+        };
+        Some(Outcome::Next(
+            ns,
+            vec![Step {
+                threads: passing.iter().map(|&m| m as u32).collect(),
+                block: t.block,
+                at: At::Instr(i),
+                effects: Vec::new(),
+            }],
+        ))
+    }
+
     /// A state's place (see [`StateGraph`]): the state with every block instance replaced by
     /// its static block and the iteration offsets to the other threads' blocks of the same
     /// workgroup (and, for lazy instances and sealed blocks, to their subgroup's threads).
@@ -1718,6 +1793,10 @@ impl<'p> Explorer<'p> {
             }
         }
         k.push(s.unspecified as u32);
+        k.push(s.opened.len() as u32);
+        for &(wg, name) in &s.opened {
+            k.extend([wg, name]);
+        }
         k
     }
 

@@ -336,6 +336,14 @@ impl Lowerer {
             StmtKind::Barrier(ast::BarrierScope::Workgroup) => {
                 self.emit(cur, Op::WorkgroupBarrier, span)
             }
+            StmtKind::Barrier(ast::BarrierScope::Quorum { name, quorum }) => self.emit(
+                cur,
+                Op::QuorumBarrier {
+                    name: *name,
+                    quorum: *quorum,
+                },
+                span,
+            ),
             StmtKind::Fence => self.emit(cur, Op::Fence, span),
             StmtKind::If {
                 cond,

@@ -94,7 +94,10 @@ pub fn analyse(prog: &Program) -> Deps {
                     let from = flow(&o, &ins.op.reads());
                     o.insert(*dst, from);
                 }
-                Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
+                Op::SubgroupBarrier
+                | Op::WorkgroupBarrier
+                | Op::QuorumBarrier { .. }
+                | Op::Fence => {}
             }
         }
         let mut ctrl_out = ctrl;

@@ -60,6 +60,9 @@ pub enum Op {
     SubgroupBarrier,
     /// `barrier()` (kind barrier, over the whole workgroup).
     WorkgroupBarrier,
+    /// `barrier(quorum(name, quorum))` (kind barrier): met by name across the workgroup; the
+    /// first `quorum` threads to wait pass together, later ones alone (docs/semantics.md).
+    QuorumBarrier { name: u32, quorum: u32 },
     /// A memory barrier (kind memory): no access, only ordering for a memory model.
     Fence,
 }
@@ -70,7 +73,7 @@ impl Op {
             Op::Local { .. } => Kind::Local,
             Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Fence => Kind::Memory,
             Op::SgOp { .. } => Kind::Sgop,
-            Op::SubgroupBarrier | Op::WorkgroupBarrier => Kind::Barrier,
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } => Kind::Barrier,
         }
     }
 
@@ -89,7 +92,7 @@ impl Op {
                 args.iter().for_each(|a| a.regs(&mut out));
             }
             Op::SgOp { args, .. } => args.iter().for_each(|a| a.regs(&mut out)),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } | Op::Fence => {}
         }
         out
     }

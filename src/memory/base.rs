@@ -32,6 +32,9 @@ pub struct EventInfo {
     pub write: bool,
     /// A half of a read-modify-write.
     pub rmw: bool,
+    /// A quorum barrier passed in the step that opened it (the symbolic engine: that may;
+    /// it adds the condition itself).
+    pub released: bool,
     pub kind: EventKind,
 }
 
@@ -72,6 +75,11 @@ pub const KNOWN_TAGS: &[&str] = &[
     "CON",
     "ALIAS",
 ];
+
+/// The relations [`sinst`] decides: between quorum barriers they hold only from one that
+/// passed in the opening step (`EventInfo::released`; the symbolic engine adds that
+/// condition to the pair's, for these only).
+pub const MEETINGS: &[&str] = &["sinst", "scbarinst", "syncbar"];
 
 /// The relations that follow from the events' descriptions alone.
 pub const FIXED_RELATIONS: &[&str] = &[
@@ -276,6 +284,20 @@ pub fn sinst(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
     };
     if s == t {
         return false;
+    }
+    // Quorum barriers meet by name, from a thread that passed in the step that opened the
+    // barrier to every thread that passed it: among those released together both ways, and
+    // from each of them to a thread passing later (the opening comes first).
+    let quorum = |e: &EventInfo| match instr(prog, e).map(|i| &i.op) {
+        Some(Op::QuorumBarrier { name, .. }) => Some(*name),
+        _ => None,
+    };
+    match (quorum(a), quorum(b)) {
+        (None, None) => {}
+        (Some(m), Some(k)) => {
+            return m == k && a.released && lay.workgroup_of(s) == lay.workgroup_of(t)
+        }
+        _ => return false,
     }
     let named = |e: &EventInfo| {
         instr(prog, e).and_then(|i| i.tags.iter().find(|t| t.starts_with('#')).cloned())

@@ -28,11 +28,25 @@ pub struct Access {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum What {
-    Read { cell: u32, value: u32 },
-    Write { cell: u32, value: u32 },
-    Rmw { cell: u32, old: u32, new: u32 },
+    Read {
+        cell: u32,
+        value: u32,
+    },
+    Write {
+        cell: u32,
+        value: u32,
+    },
+    Rmw {
+        cell: u32,
+        old: u32,
+        new: u32,
+    },
     Fence,
     Barrier,
+    /// A quorum barrier passed in the step that opened it (`released`), or alone after.
+    QuorumBarrier {
+        released: bool,
+    },
     SgOp,
 }
 
@@ -77,9 +91,10 @@ impl Event {
             read: self.read,
             write: self.write,
             rmw: matches!(what, Some(What::Rmw { .. })),
+            released: matches!(what, Some(What::QuorumBarrier { released: true })),
             kind: match what {
                 Some(What::Fence) => EventKind::Fence,
-                Some(What::Barrier) => EventKind::Barrier,
+                Some(What::Barrier | What::QuorumBarrier { .. }) => EventKind::Barrier,
                 Some(What::SgOp) => EventKind::SgOp,
                 _ => EventKind::Access,
             },
@@ -146,7 +161,7 @@ pub fn judge(
                     let w = push(Some(cell), new, false, true);
                     rmw.push((r, w));
                 }
-                What::Fence | What::Barrier | What::SgOp => {
+                What::Fence | What::Barrier | What::QuorumBarrier { .. } | What::SgOp => {
                     push(None, 0, false, false);
                 }
             }

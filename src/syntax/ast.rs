@@ -155,6 +155,15 @@ pub enum StmtKind {
 pub enum BarrierScope {
     Subgroup,
     Workgroup,
+    /// `barrier(quorum(NAME, N))`: a workgroup barrier met by name, not by position. The
+    /// threads of a workgroup reaching a barrier of that name wait until `quorum` of them
+    /// wait; those pass together and the barrier is then open: a thread reaching it later
+    /// passes alone. If fewer than `quorum` ever reach it, they wait forever. (Dartagnan's
+    /// `cbar id, n, m` and `bar.cta.sync id, n, m`; docs/litmus-format.md.)
+    Quorum {
+        name: u32,
+        quorum: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

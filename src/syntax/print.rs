@@ -289,11 +289,16 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
         StmtKind::Continue => s.push_str("continue;\n"),
         StmtKind::Return => s.push_str("return;\n"),
         StmtKind::Barrier(scope) => {
+            let mut words = tag_words(&st.tags);
             s.push_str(match scope {
                 BarrierScope::Subgroup => "subgroupBarrier(",
                 BarrierScope::Workgroup => "barrier(",
+                BarrierScope::Quorum { name, quorum } => {
+                    words.insert(0, format!("quorum({name}, {quorum})"));
+                    "barrier("
+                }
             });
-            s.push_str(&tag_words(&st.tags).join(", "));
+            s.push_str(&words.join(", "));
             s.push_str(");\n");
         }
         StmtKind::Fence => {

@@ -4,7 +4,7 @@
 //! this check is the one place the other front ends meet the same limits, so that no test
 //! reaches the IR that `tangle check` on its printed form would refuse.
 
-use super::ast::{Expr, ExprKind, Prop, Stmt, StmtKind, Test};
+use super::ast::{BarrierScope, Expr, ExprKind, Prop, Stmt, StmtKind, Test};
 use super::limits::LEFT_DEEP;
 use super::limits::{MAX_CELLS, MAX_DEPTH, MAX_SUBGROUP, MAX_THREADS};
 use super::print::{bare_after_not, parenthesised, prop_level};
@@ -55,6 +55,11 @@ pub fn check(test: &Test) -> Result<(), Diagnostics> {
             format!("{cells} memory cells: at most {MAX_CELLS} are supported"),
         );
     }
+    quorums(
+        &test.kernel,
+        &mut std::collections::BTreeMap::new(),
+        &mut say,
+    );
     if let Some(span) = too_deep_stmts(&test.kernel, 0) {
         say(span, nesting_message());
     }
@@ -71,6 +76,63 @@ pub fn check(test: &Test) -> Result<(), Diagnostics> {
 
 fn nesting_message() -> String {
     format!("nesting too deep: more than {MAX_DEPTH} levels of blocks, parentheses and operators")
+}
+
+/// Every quorum barrier of one name gives the same quorum, of at least 1 (the first one
+/// seen sets it).
+fn quorums(
+    body: &[Stmt],
+    seen: &mut std::collections::BTreeMap<u32, (u32, Span)>,
+    say: &mut impl FnMut(Span, String),
+) {
+    for s in body {
+        match &s.kind {
+            StmtKind::Barrier(BarrierScope::Quorum { name, quorum }) => {
+                if *quorum == 0 {
+                    say(
+                        s.span,
+                        "a quorum of 0 threads: a quorum is at least 1".into(),
+                    );
+                }
+                let (first, at) = *seen.entry(*name).or_insert((*quorum, s.span));
+                if first != *quorum {
+                    say(
+                        s.span,
+                        format!(
+                            "barrier {name} has quorum {quorum} here and {first} at line {}: \
+                             every barrier of one name has one quorum",
+                            at.line
+                        ),
+                    );
+                }
+            }
+            StmtKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                quorums(then_body, seen, say);
+                quorums(else_body, seen, say);
+            }
+            StmtKind::While { body, .. } => quorums(body, seen, say),
+            StmtKind::For {
+                init, step, body, ..
+            } => {
+                let parts: Vec<Stmt> = init
+                    .iter()
+                    .chain(step.iter())
+                    .map(|s| (**s).clone())
+                    .collect();
+                quorums(&parts, seen, say);
+                quorums(body, seen, say);
+            }
+            StmtKind::Loop { body, continuing } => {
+                quorums(body, seen, say);
+                quorums(continuing, seen, say);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The first statement nested deeper than the limit (blocks and expressions together).

@@ -104,6 +104,20 @@ pub fn reduction_applies(prog: &Program, m: &Model) -> Result<(), String> {
             ));
         }
     }
+    // A thread held at a quorum barrier is blocked on who else arrives, which the
+    // reduction's statuses do not say.
+    if let Some(i) = prog
+        .blocks
+        .iter()
+        .flat_map(|b| &b.instrs)
+        .find(|i| matches!(i.op, Op::QuorumBarrier { .. }))
+    {
+        return Err(format!(
+            "the Z3 engine's spin-loop reduction does not cover quorum barriers (line {}); use \
+             --engine explore",
+            i.span.line
+        ));
+    }
     for block in &prog.blocks {
         if prog.cfg.blocks[block.sblock].loops.is_empty() {
             continue;

@@ -333,6 +333,7 @@ impl<'p> Encoding<'p> {
             }
             *enc.deferred.borrow_mut() = Some((used.clone(), resolve));
             enc.workgroup_barriers(&budget)?;
+            enc.quorum_barriers(&budget)?;
             enc.observe(&finals)?;
             budget.check_memory("encoding the program")
         })();

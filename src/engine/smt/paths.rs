@@ -263,7 +263,7 @@ impl<'p> Encoding<'p> {
                 }
             }
             Op::SgOp { .. } => unreachable!("subgroup ops are executed across threads"),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::Fence => {}
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } | Op::Fence => {}
         }
     }
 

@@ -53,6 +53,9 @@ struct CatEv {
     mem: Option<usize>,
     ts: Option<Time>,
     kind: Kind,
+    /// A quorum barrier: when it passed in the step that opened it (`base::sinst` meets
+    /// only those).
+    released: Option<Bool>,
 }
 
 pub(super) struct Relaxed {
@@ -122,6 +125,7 @@ impl<'p> Encoding<'p> {
                         read: false,
                         write: true,
                         rmw: false,
+                        released: false,
                         kind: EventKind::Access,
                     },
                     guard: or(&touch),
@@ -132,6 +136,7 @@ impl<'p> Encoding<'p> {
                     mem: None,
                     ts: None,
                     kind: Kind::Memory,
+                    released: None,
                 });
             }
         }
@@ -154,6 +159,7 @@ impl<'p> Encoding<'p> {
                             read: false,
                             write: false,
                             rmw: false,
+                            released: true,
                             kind,
                         },
                         guard,
@@ -164,6 +170,7 @@ impl<'p> Encoding<'p> {
                         mem: None,
                         ts: ts.clone(),
                         kind: ins.op.kind(),
+                        released: None,
                     };
                     match &ins.op {
                         Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
@@ -183,6 +190,7 @@ impl<'p> Encoding<'p> {
                                         read,
                                         write: !read,
                                         rmw,
+                                        released: false,
                                         kind: EventKind::Access,
                                     },
                                     guard: e.guard.clone(),
@@ -193,12 +201,20 @@ impl<'p> Encoding<'p> {
                                     mem: Some(k),
                                     ts: ts.clone(),
                                     kind: Kind::Memory,
+                                    released: None,
                                 });
                             }
                         }
                         Op::Fence => evs.push(plain(EventKind::Fence, inb.clone())),
                         Op::SubgroupBarrier | Op::WorkgroupBarrier => {
                             evs.push(plain(EventKind::Barrier, inb.clone()))
+                        }
+                        Op::QuorumBarrier { name, .. } => {
+                            let release = self.quorum_release(prog.layout.workgroup_of(t), *name);
+                            let own = &self.ts[t as usize][b][pos as usize];
+                            let mut e = plain(EventKind::Barrier, inb.clone());
+                            e.released = Some(and(&[&inb, &own.eq(&release)]));
+                            evs.push(e);
                         }
                         // A subgroup op is an event when it is one step of its lanes
                         // (collective, speculative), as the explorer records it.
@@ -235,10 +251,16 @@ impl<'p> Encoding<'p> {
                 let (x, y) = (&evs[a], &evs[b]);
                 for name in base::FIXED_RELATIONS {
                     if base::fixed(prog, name, &x.info, &y.info) {
+                        // Quorum barriers meet from one released when it opened
+                        // (`base::sinst`).
+                        let mut c = both(a, b);
+                        if let (Some(r), true) = (&x.released, base::MEETINGS.contains(name)) {
+                            c = and(&[&c, r]);
+                        }
                         fixed
                             .entry(name)
                             .or_default()
-                            .insert((a as u32, b as u32), both(a, b));
+                            .insert((a as u32, b as u32), c);
                     }
                 }
                 if let (Some(s), Some(t), Some((ba, _)), Some((bb, _))) =

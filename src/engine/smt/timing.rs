@@ -23,8 +23,8 @@ use crate::eval::UbKind;
 use crate::ir::Term;
 use crate::ir::{BlockId, Op, Target};
 use crate::vocab::{Class, Kind, Members, TimingRule};
-use std::collections::{BTreeSet, HashMap};
-use z3::ast::Bool;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use z3::ast::{Bool, Int};
 
 impl<'p> Encoding<'p> {
     /// The time of thread `w`'s leaving event for block `b`: the terminator after which `b`
@@ -119,7 +119,9 @@ impl<'p> Encoding<'p> {
                         let op = &block.instrs[pos as usize - 1].op;
                         (op.kind(), Some(op))
                     };
-                    if matches!(op, Some(Op::WorkgroupBarrier)) || kind == Kind::Local {
+                    if matches!(op, Some(Op::WorkgroupBarrier | Op::QuorumBarrier { .. }))
+                        || kind == Kind::Local
+                    {
                         continue;
                     }
                     let ev = |u: u32| self.ts[u as usize][b][pos as usize].clone();
@@ -285,6 +287,72 @@ impl<'p> Encoding<'p> {
                 &or(&[ev.ts.lt(g), ev.ts.ge(&end)]),
             ));
         }
+    }
+
+    /// The time quorum barrier `name` of workgroup `wg` opens (one constant per barrier: the
+    /// timing constraints and the memory model's `sinst` name the same one).
+    pub(super) fn quorum_release(&self, wg: u32, name: u32) -> Time {
+        self.time_var(format!("quorum_wg{wg}_n{name}"))
+    }
+
+    /// Quorum barriers (docs/semantics.md): per workgroup and name, the barrier opens at a time
+    /// T when at least its quorum of threads pass at T; no thread passes before T, every
+    /// thread that arrived before T passes at T, later ones pass alone. If fewer than the
+    /// quorum ever arrive, nobody passes: such an execution does not finish (no outcome).
+    pub(super) fn quorum_barriers(&mut self, budget: &Budget) -> Result<(), Exhausted> {
+        let prog = self.prog;
+        let lay = prog.layout;
+        // (workgroup, name) -> quorum and every (thread, block, position) that may pass it.
+        type Site = (u32, usize, usize);
+        let mut sites: BTreeMap<(u32, u32), (u32, Vec<Site>)> = BTreeMap::new();
+        for (b, block) in prog.blocks.iter().enumerate() {
+            for (i, ins) in block.instrs.iter().enumerate() {
+                let Op::QuorumBarrier { name, quorum } = ins.op else {
+                    continue;
+                };
+                for u in 0..lay.threads {
+                    if is_false(&self.inb[u as usize][b]) {
+                        continue;
+                    }
+                    let entry = sites
+                        .entry((lay.workgroup_of(u), name))
+                        .or_insert((quorum, Vec::new()));
+                    entry.1.push((u, b, i + 1));
+                }
+            }
+        }
+        for ((wg, name), (quorum, at)) in sites {
+            let release = self.quorum_release(wg, name);
+            let mut passes = Vec::new();
+            let mut reached = Vec::new();
+            for (u, b, pos) in at {
+                budget.check("encoding quorum barriers")?;
+                let on = match self.present.get(&(b as BlockId, pos as u32)) {
+                    Some(p) => and(&[&self.inb[u as usize][b], p]),
+                    None => self.inb[u as usize][b].clone(),
+                };
+                let pass = self.ts[u as usize][b][pos].clone();
+                let arrive = self.ts[u as usize][b]
+                    [self.prev_pos(b as BlockId, pos as u32) as usize]
+                    .clone();
+                self.assert(&implies(&on, &pass.ge(&release)));
+                self.assert(&implies(
+                    &and(&[&on, &arrive.lt(&release)]),
+                    &pass.eq(&release),
+                ));
+                passes.push(and(&[&on, &pass.eq(&release)]));
+                reached.push(on);
+            }
+            let one = Int::from_i64(1);
+            let zero = Int::from_i64(0);
+            let counts: Vec<Int> = passes.iter().map(|p| p.ite(&one, &zero)).collect();
+            let refs: Vec<&Int> = counts.iter().collect();
+            let enough = Int::add(&refs).ge(Int::from_i64(quorum as i64));
+            self.assert(&implies(&or(&reached), &enough));
+            // A count is no difference constraint: the difference-logic solver cannot take it.
+            self.dl_ok.set(false);
+        }
+        Ok(())
     }
 
     /// Workgroup barriers: the whole workgroup passes the same instance at one time; a thread

@@ -274,11 +274,43 @@ impl Parser<'_> {
         };
         self.bump();
         self.bump(); // `(`
+        let mut scope = scope;
+        let mut comma_first = false;
+        if name == "barrier"
+            && self.at_word("quorum")
+            && self.peek_at(1).tok == Tok::Punct(Punct::LParen)
+        {
+            scope = self.quorum()?;
+            comma_first = true;
+        }
         if !self.eat(Punct::RParen) {
-            self.tag_words(name, false)?;
+            self.tag_words(name, comma_first)?;
         }
         self.expect(Punct::Semi, "after the statement")?;
         Ok(StmtKind::Barrier(scope))
+    }
+
+    /// `quorum(NAME, N)` inside `barrier(...)`: N of at least 1.
+    fn quorum(&mut self) -> PResult<BarrierScope> {
+        self.bump();
+        self.bump(); // `(`
+        let number = |p: &mut Self, what: &str| -> PResult<(u32, Span)> {
+            let token = p.peek().clone();
+            if !matches!(token.tok, Tok::Int(_)) {
+                return Err(p.expected(what));
+            }
+            p.bump();
+            Ok((p.int_value(&token), token.span))
+        };
+        let (name, _) = number(self, "the barrier's name (a number) in `quorum(NAME, N)`")?;
+        self.expect(
+            Punct::Comma,
+            "between the name and the quorum in `quorum(NAME, N)`",
+        )?;
+        // (A quorum of 0 is refused by `validate`, for every front end.)
+        let (quorum, _) = number(self, "the number of threads in `quorum(NAME, N)`")?;
+        self.expect(Punct::RParen, "to close `quorum(NAME, N)`")?;
+        Ok(BarrierScope::Quorum { name, quorum })
     }
 
     /// `fence(acq_rel, workgroup);`: a memory barrier, its tags naming what it orders.
