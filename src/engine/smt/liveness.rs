@@ -917,6 +917,18 @@ fn eq_bool(a: &Bool, b: &Bool) -> Bool {
 /// Most vectors of statuses [`rejection_core`] puts to the progress model for one candidate.
 const MAX_GENERALISATION: usize = 1 << 16;
 
+/// One of the 16 values of a thread's status variables as the candidate loop reads them
+/// (`waits` is `blocked`), by its bits.
+fn status_of(k: usize) -> ThreadStatus {
+    ThreadStatus {
+        terminated: k & 1 != 0,
+        started: k & 2 != 0,
+        blocked: k & 4 != 0,
+        waits: k & 4 != 0,
+        moves: k & 8 != 0,
+    }
+}
+
 /// The threads a rejected vector of statuses must keep for every vector agreeing with it on
 /// them to be rejected too: a thread is let go when `rejected` holds for each of the 16
 /// values of its four status variables, together with every value of the threads already
@@ -926,14 +938,6 @@ fn rejection_core(
     status: &[ThreadStatus],
     rejected: &dyn Fn(&[ThreadStatus]) -> bool,
 ) -> Vec<usize> {
-    // The thread's status variables as the candidate loop reads them (`waits` is `blocked`).
-    let value = |k: usize| ThreadStatus {
-        terminated: k & 1 != 0,
-        started: k & 2 != 0,
-        blocked: k & 4 != 0,
-        waits: k & 4 != 0,
-        moves: k & 8 != 0,
-    };
     let mut order: Vec<usize> = (0..status.len()).collect();
     order.sort_by_key(|&t| {
         (
@@ -954,7 +958,7 @@ fn rejection_core(
         let mut v = status.to_vec();
         let all_rejected = (0..count).all(|code| {
             for (i, &u) in trial.iter().enumerate() {
-                v[u] = value((code >> (4 * i)) & 15);
+                v[u] = status_of((code >> (4 * i)) & 15);
             }
             rejected(&v)
         });
@@ -971,17 +975,11 @@ mod tests {
     use crate::ir::Layout;
 
     /// Sound: every vector that agrees with a rejected one on its core is rejected too,
-    /// checked over all vectors of three threads, for every bundled progress model and two
+    /// checked over all vectors of three threads, for every bundled progress model and three
     /// placements. And useful: a core is often smaller than the whole vector.
     #[test]
     fn a_rejection_core_never_rules_out_a_fair_vector() {
-        let value = |k: usize| ThreadStatus {
-            terminated: k & 1 != 0,
-            started: k & 2 != 0,
-            blocked: k & 4 != 0,
-            waits: k & 4 != 0,
-            moves: k & 8 != 0,
-        };
+        let value = status_of;
         let mut shrunk = 0;
         for (subgroup, workgroup) in [(1, 3), (3, 3), (1, 1)] {
             let lay = Layout {
