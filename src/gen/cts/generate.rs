@@ -92,14 +92,14 @@ fn block_bound(stmts: &[Stmt], mult: u64, unroll: u32) -> u64 {
 /// a generator bug; it is let through so that the caller (and the tests) see it.
 fn unrolls(name: &str, text: &str, unroll: u32) -> bool {
     match crate::syntax::parse(name, text.as_bytes()) {
-        Ok(test) => compile(&test, unroll).is_ok(),
+        Ok(test) => unrolled(&test, unroll).is_ok(),
         Err(_) => true,
     }
 }
 
 /// The program the tool would analyse at loop bound `unroll` (with no budget: a generated
 /// program is small, and one that is not is what `unrolls` looks for).
-fn compile(
+fn unrolled(
     test: &crate::syntax::ast::Test,
     unroll: u32,
 ) -> Result<crate::ir::Program, crate::ir::UnrollError> {
@@ -624,7 +624,7 @@ mod tests {
         // Compiling is slow in debug builds: check the bound on a sample, and the tool's
         // acceptance wherever the bound does not show it already.
         if (c.lanes <= 4 && seed < 50) || bound > crate::ir::unroll::MAX_BLOCKS as u64 {
-            match compile(&test, p.unroll) {
+            match unrolled(&test, p.unroll) {
                 Ok(prog) => assert!(prog.blocks.len() as u64 <= bound, "seed {seed}: bound"),
                 Err(e) => panic!("seed {seed} {c:?}: {e}"),
             }
