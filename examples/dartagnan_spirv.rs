@@ -57,7 +57,8 @@ fn rows(java: &str) -> Vec<(String, u32, String)> {
     // {"name.spvasm", 1, PASS}
     let mut out = Vec::new();
     for line in java.lines() {
-        let l = line.trim();
+        // A row may end with a comment: `{"chain-2.spvasm", 1, FAIL}, // Should be PASS ...`.
+        let l = line.split("//").next().unwrap_or("").trim();
         let Some(rest) = l.strip_prefix("{\"") else {
             continue;
         };

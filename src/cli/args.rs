@@ -249,6 +249,11 @@ pub struct ShaderArgs {
     /// 2)`, `~exists (...)` or `forall (...)`; it replaces an `@Output` annotation.
     #[arg(long, value_name = "COND")]
     pub condition: Option<String>,
+    /// SPIR-V: `binding` (buffers at one descriptor binding share memory, as a Vulkan driver
+    /// binds them) or `variable` (each buffer variable is its own memory, as Dartagnan reads
+    /// a module). Default: binding, or variable for a file with Dartagnan's annotations.
+    #[arg(long, value_name = "binding|variable", value_parser = ["binding", "variable"])]
+    pub aliasing: Option<String>,
 }
 
 impl ShaderArgs {
@@ -271,6 +276,10 @@ impl ShaderArgs {
             expect: pairs(&self.expect, "--expect")?,
             observe: self.observe.clone(),
             condition: self.condition.clone(),
+            aliasing: self.aliasing.as_deref().map(|a| match a {
+                "variable" => tangle::shader::Aliasing::Variable,
+                _ => tangle::shader::Aliasing::Binding,
+            }),
             spec_constants: self
                 .spec_constants
                 .iter()

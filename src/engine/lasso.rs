@@ -90,6 +90,18 @@ pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Findin
     Finding::Live
 }
 
+/// Whether the loop bound hid no outcome from an exploration made with
+/// `ExploreOptions::liveness`: the search ran to the end and every place the bound cut was also
+/// reached by a state the bound did not cut. A run from a cut state then does what a run from
+/// that state did (up to loop iteration counts), so every terminating run past the bound ends
+/// in an outcome already found; the runs the bound cut either end so or never end.
+pub fn bound_hides_no_outcome(ex: &Exploration) -> bool {
+    match &ex.graph {
+        Some(g) => !ex.limit_hit && PlaceGraph::new(g).open_place(g).is_none(),
+        None => false,
+    }
+}
+
 /// The graph of places: one node per place, one edge per state-graph edge.
 struct PlaceGraph {
     graph: DiGraph<u32, (StateRef, StateRef)>,

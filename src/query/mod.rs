@@ -6,6 +6,7 @@
 
 use crate::budget::Budget;
 use crate::engine::explore::{self, ExploreOptions};
+use crate::engine::lasso;
 use crate::engine::smt::{self, SmtOptions};
 use crate::ir::{self, Program};
 use crate::model::Model;
@@ -340,6 +341,28 @@ pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analys
     Ok(analyse_models(test, &prog, std::slice::from_ref(model), &opts).remove(0))
 }
 
+/// When the loop bound cut an execution under sequentially consistent memory, explores again
+/// keeping the graph of places; if it closes up ([`lasso::bound_hides_no_outcome`]), its
+/// outcomes are complete and the cut runs are no doubt (docs/progress.md, "Safety past the
+/// loop bound").
+fn past_the_bound(
+    prog: &Program,
+    m: &Model,
+    ex: &explore::Exploration,
+    eo: &ExploreOptions,
+) -> Option<explore::Exploration> {
+    if ex.cut.is_none() || ex.limit_hit || eo.memory.is_some() {
+        return None;
+    }
+    let again = ExploreOptions {
+        liveness: true,
+        ..eo.clone()
+    };
+    explore::explore(prog, m, &again)
+        .ok()
+        .filter(lasso::bound_hides_no_outcome)
+}
+
 /// As [`analyse`], for an already compiled program and several models at once (the SMT
 /// engine encodes the program once and switches models by assumptions).
 pub fn analyse_models(
@@ -364,7 +387,10 @@ pub fn analyse_models(
                         liveness: false,
                     };
                     match explore::explore(prog, m, &eo) {
-                        Ok(ex) => verdict::from_exploration(&mut a, test, prog, &ex, opts),
+                        Ok(ex) => {
+                            let past = past_the_bound(prog, m, &ex, &eo);
+                            verdict::from_exploration(&mut a, test, prog, &ex, past.as_ref(), opts)
+                        }
                         Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
                     }
                     a.millis = duration_ms(start.elapsed());

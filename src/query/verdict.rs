@@ -178,22 +178,32 @@ pub(super) fn from_smt(
     }
 }
 
-/// What the explorer's state space says.
+/// What the explorer's state space says. `past`: when the loop bound cut `ex`'s runs, an
+/// exploration of the graph of places that shows what lies past the bound (its outcomes are
+/// complete), which then gives the answer.
 pub(super) fn from_exploration(
     a: &mut Analysis,
     test: &ast::Test,
     prog: &Program,
     ex: &Exploration,
+    past: Option<&Exploration>,
     opts: &Options,
 ) {
     let mut doubts = Vec::new();
     let mut notes = Vec::new();
-    if ex.cut.is_some() {
+    let cut = ex.cut.as_ref().map(|c| ex.trace_of(c));
+    if past.is_some() {
+        notes.push(format!(
+            "the loop bound (--unroll {}) cut runs, but past it they only repeat states already explored (up to loop iterations): no outcome is missing; a run that repeats forever is a hang (`tangle liveness`)",
+            prog.unroll
+        ));
+    } else if cut.is_some() {
         doubts.push(format!(
             "an execution was cut by the loop bound (--unroll {})",
             prog.unroll
         ));
     }
+    let ex = past.unwrap_or(ex);
     if ex.limit_hit {
         doubts.push(
             ex.stopped
@@ -224,7 +234,7 @@ pub(super) fn from_exploration(
         reach,
         doubts,
         partial: Vec::new(),
-        cut: ex.cut.as_ref().map(|c| ex.trace_of(c)),
+        cut,
         outcomes: Some(ex.outcomes.keys().cloned().collect()),
         ub: ex.ub.iter().map(|(k, d)| (*k, ex.trace_of(d))).collect(),
         flags: ex

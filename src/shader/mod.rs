@@ -40,6 +40,20 @@ pub struct Launch {
     /// A herd-style condition over the module's memory (`exists (out[0] == 1)`), asked
     /// instead of an `@Output` annotation (SPIR-V front end).
     pub condition: Option<String>,
+    /// Whether buffers declared at one descriptor binding share their memory (SPIR-V front
+    /// end); default [`Aliasing::Binding`], or [`Aliasing::Variable`] for a Dartagnan test.
+    pub aliasing: Option<Aliasing>,
+}
+
+/// What one memory is, among a module's buffer variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aliasing {
+    /// Variables at one descriptor set and binding are one memory, as a Vulkan driver binds
+    /// them (one buffer per binding).
+    Binding,
+    /// Each variable is its own memory, as Dartagnan reads a module: its tests declare
+    /// several buffers at one binding and give each its own `@Input` and `@Output`.
+    Variable,
 }
 
 /// The shader languages tangle reads, by file extension.

@@ -64,16 +64,16 @@ pub struct HeaderError {
     pub message: String,
 }
 
-/// Reads every annotation of `text`; lines that are not annotations are skipped.
-pub fn read(text: &str) -> Result<Header, HeaderError> {
+/// Reads every annotation of `text`, whose comments start with `comment` (`;` in a `.spvasm`,
+/// `//;` in GLSL or WGSL); lines that are not annotations are skipped. A `.spvasm` compiled
+/// with glslang's `-g` carries its GLSL, annotations included, inside `OpSource`'s string:
+/// those `//;` lines are not the module's comments.
+pub fn read(text: &str, comment: &str) -> Result<Header, HeaderError> {
     let mut h = Header::default();
     for (n, line) in text.lines().enumerate() {
         let ln = n as u32 + 1;
         let t = line.trim_start();
-        let rest = t
-            .strip_prefix("//;")
-            .or_else(|| t.strip_prefix(';'))
-            .map(str::trim_start);
+        let rest = t.strip_prefix(comment).map(str::trim_start);
         let Some(rest) = rest.and_then(|r| r.strip_prefix('@')) else {
             continue;
         };
@@ -410,6 +410,7 @@ mod tests {
     fn reads_the_three_annotations() {
         let h = read(
             "; @Input: %out = {{0, -1}}, %x=5\n; @Output: not exists (%out[0][1] == -1 or not %x != 2)\n; @Config: 2, 1, 3\n",
+            ";",
         )
         .unwrap();
         assert_eq!(h.inputs.len(), 2);
@@ -423,12 +424,24 @@ mod tests {
     fn a_long_flat_chain_is_not_nesting() {
         let terms: Vec<String> = (0..5000).map(|k| format!("%a[{k}] == 1")).collect();
         let text = format!("; @Output: forall ({})\n", terms.join(" and "));
-        assert!(read(&text).is_ok());
+        assert!(read(&text, ";").is_ok());
+    }
+
+    #[test]
+    fn a_spvasm_reads_its_own_comments_not_the_glsl_in_its_opsource() {
+        // glslang -g puts the GLSL, with its `//;` annotations, in OpSource's string.
+        let text = "; @Config: 2, 1, 1\nOpSource GLSL 460 %1 \"//; @Config: 2, 1, 1\n//; @Input: %_ = {{7}}\n\"\n";
+        let h = read(text, ";").unwrap();
+        assert_eq!(h.config.unwrap().0, [2, 1, 1]);
+        assert!(h.inputs.is_empty());
+        let glsl = read("//; @Input: %_ = {{7}}\n; @Config: 9, 9, 9\n", "//;").unwrap();
+        assert_eq!(glsl.inputs[0].words, vec![7]);
+        assert!(glsl.config.is_none());
     }
 
     #[test]
     fn errors_are_located() {
-        let e = read("x\n; @Config: 2, 0, 1\n").unwrap_err();
+        let e = read("x\n; @Config: 2, 0, 1\n", ";").unwrap_err();
         assert_eq!(e.pos.0, 2);
         assert!(e.message.contains("positive"), "{}", e.message);
     }

@@ -16,7 +16,7 @@ pub mod header;
 pub mod lower;
 
 use crate::shader::source::{self, Text};
-use crate::shader::Launch;
+use crate::shader::{Aliasing, Launch};
 use crate::syntax::ast::{Condition, Expectation, Global, Operand, Prop, Quantifier, Test};
 use crate::syntax::{limits, Diagnostic, Diagnostics, Span};
 use header::{Cond, Header, Term};
@@ -46,8 +46,12 @@ struct Read {
     lines: Vec<Option<(u32, u32)>>,
     /// Each loaded instruction's global index, by address.
     index: HashMap<*const Instruction, usize>,
-    /// `.spvasm` names -> ids (`spirv-as` numbers names in order of first appearance).
+    /// The names annotations use -> ids: a `.spvasm` text's own `%names` (`spirv-as` numbers
+    /// them in order of first appearance), or for a binary the names `spirv-dis` would print
+    /// ([`friendly_names`]).
     names: HashMap<String, Word>,
+    /// Whether a numeric `%12` is the id 12 (a binary), rather than a text's name.
+    numbers_are_ids: bool,
     /// clspv's reflection: (instruction number, literal operands).
     reflection: Vec<(u32, Vec<Word>)>,
 }
@@ -61,7 +65,7 @@ pub fn load(path: &Path, launch: &Launch, max_bytes: u64) -> Result<Test, Diagno
         let text = std::str::from_utf8(&bytes)
             .map_err(|e| bare(&file, 1, format!("the file is not UTF-8 text: {e}")))?
             .to_string();
-        let hdr = header::read(&text).map_err(|e| {
+        let hdr = header::read(&text, ";").map_err(|e| {
             let t = Text::new(text.clone());
             Diagnostics(vec![Diagnostic::new(
                 &file,
@@ -171,7 +175,7 @@ fn load_compiled(
     source: String,
     launch: &Launch,
 ) -> Result<Test, Diagnostics> {
-    let hdr = header::read(&source).map_err(|e| {
+    let hdr = header::read(&source, "//;").map_err(|e| {
         let t = Text::new(source.clone());
         Diagnostics(vec![Diagnostic::new(
             file,
@@ -302,6 +306,62 @@ fn asm_lines(text: &str) -> (LineTable, HashMap<String, Word>) {
     (lines, names)
 }
 
+/// The names `spirv-dis` prints for a binary's named ids, which is what annotations written
+/// against a disassembly use (Dartagnan's GLSL tests name glslang's nameless buffer blocks
+/// `%_`, `%__0`, ...). As SPIRV-Tools' `FriendlyNameMapper`: in module order, each
+/// `OpExtInstImport` and `OpName` proposes its string with every character outside
+/// `[A-Za-z0-9_]` made `_` (the empty string is `_`); a name already taken gets `_0`, `_1`, ...
+/// appended; an id keeps its first name. Names `spirv-dis` makes up for types and constants
+/// come after these and are not kept.
+fn friendly_names(m: &dr::Module) -> HashMap<String, Word> {
+    let mut by_name: HashMap<String, Word> = HashMap::new();
+    let mut named: std::collections::HashSet<Word> = std::collections::HashSet::new();
+    let proposals = m
+        .ext_inst_imports
+        .iter()
+        .filter_map(|i| match i.operands.first() {
+            Some(dr::Operand::LiteralString(s)) => Some((i.result_id?, s)),
+            _ => None,
+        })
+        .chain(
+            m.debug_names
+                .iter()
+                .filter(|i| i.class.opcode == Op::Name)
+                .filter_map(|i| match (i.operands.first(), i.operands.get(1)) {
+                    (Some(dr::Operand::IdRef(t)), Some(dr::Operand::LiteralString(s))) => {
+                        Some((*t, s))
+                    }
+                    _ => None,
+                }),
+        );
+    for (id, s) in proposals {
+        if !named.insert(id) {
+            continue;
+        }
+        let base: String = if s.is_empty() {
+            "_".into()
+        } else {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        let mut name = base.clone();
+        let mut k = 0;
+        while by_name.contains_key(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        by_name.insert(name, id);
+    }
+    by_name
+}
+
 /// Wraps rspirv's loader: counts instructions (for positions) and keeps the instructions the
 /// loader refuses at module scope (clspv's reflection `OpExtInst`s) out of its way.
 struct Counting {
@@ -324,10 +384,15 @@ impl rspirv::binary::Consumer for Counting {
     fn consume_header(&mut self, h: dr::ModuleHeader) -> rspirv::binary::ParseAction {
         self.inner.consume_header(h)
     }
-    fn consume_instruction(&mut self, inst: Instruction) -> rspirv::binary::ParseAction {
+    fn consume_instruction(&mut self, mut inst: Instruction) -> rspirv::binary::ParseAction {
         let k = self.count;
         self.count += 1;
         match inst.class.opcode {
+            // SPIR-V 1.2's id form (`LocalSizeId`), which the loader does not place: its operands
+            // are laid out as `OpExecutionMode`'s, so it joins the execution modes as one.
+            Op::ExecutionModeId => {
+                inst.class = rspirv::grammar::INSTRUCTION_TABLE.get(Op::ExecutionMode);
+            }
             Op::Function => self.in_function = true,
             Op::FunctionEnd => self.in_function = false,
             // Module-scope extended instructions (non-semantic reflection, debug info): read
@@ -413,6 +478,7 @@ fn read_words(file: &str, words: &[u32], from: Lines) -> Result<Read, Diagnostic
         .map(|(i, k)| (i as *const _, k))
         .collect();
     let debug = source::DebugLines::read(&insts);
+    let numbers_are_ids = !matches!(from, Lines::Asm(_));
     let (text, lines, names) = match from {
         Lines::Asm(t) => {
             let (lines, names) = asm_lines(&t);
@@ -465,12 +531,18 @@ fn read_words(file: &str, words: &[u32], from: Lines) -> Result<Read, Diagnostic
             Some((k, vals))
         })
         .collect();
+    let names = if numbers_are_ids {
+        friendly_names(&module)
+    } else {
+        names
+    };
     Ok(Read {
         module,
         text: Text::new(text),
         lines,
         index,
         names,
+        numbers_are_ids,
         reflection,
     })
 }
@@ -490,6 +562,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         lines,
         index,
         names,
+        numbers_are_ids,
         reflection,
     } = read;
     let asm_names: HashMap<Word, String> = names.iter().map(|(n, k)| (*k, n.clone())).collect();
@@ -597,8 +670,9 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
             }
         }
     }
-    // Dartagnan's tests without @Config run one invocation (its default grid).
-    let dartagnan = !hdr.inputs.is_empty() || !hdr.outputs.is_empty();
+    // A file with any of Dartagnan's annotations is one of its tests; without @Config it runs
+    // one invocation (Dartagnan's default grid).
+    let dartagnan = !hdr.inputs.is_empty() || !hdr.outputs.is_empty() || hdr.config.is_some();
     let config = hdr
         .config
         .map(|(c, _)| c)
@@ -634,11 +708,22 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
             }
         }
     }
-    let ix = if respec {
+    let mut ix = if respec {
         Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?
     } else {
         ix
     };
+    // A Dartagnan test's variables are each their own memory (docs/spirv.md, "Memory").
+    let aliasing = launch.aliasing.unwrap_or(if dartagnan {
+        Aliasing::Variable
+    } else {
+        Aliasing::Binding
+    });
+    if aliasing == Aliasing::Variable {
+        for b in &mut ix.bufs {
+            b.alias_of = None;
+        }
+    }
     if subgroup == 0 || subgroup > limits::MAX_SUBGROUP {
         return Err(bare(
             file,
@@ -671,7 +756,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         names
             .get(n)
             .copied()
-            .or_else(|| n.parse::<Word>().ok().filter(|_| names.is_empty()))
+            .or_else(|| n.parse::<Word>().ok().filter(|_| numbers_are_ids))
             .or_else(|| debug_names.get(n).copied())
     };
     let buf_named = |n: &str, bufs: &[Buf]| -> Option<usize> {
