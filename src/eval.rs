@@ -211,14 +211,11 @@ pub fn sgop_result<D: Domain>(d: &mut D, op: SgOp, inp: &SgInputs<D>, lane: u32)
             }
             d.bool_to_val(&acc)
         }
-        SgOp::Ballot | SgOp::BallotHigh => {
+        SgOp::Ballot | SgOp::BallotHigh | SgOp::BallotZ | SgOp::BallotW => {
             let mut acc = d.lit(0);
             let zero = d.lit(0);
-            let lanes = if op == SgOp::Ballot {
-                0..n.min(32)
-            } else {
-                32.min(n)..n
-            };
+            let k = op.ballot_word().unwrap_or(0);
+            let lanes = (32 * k).min(n)..(32 * k + 32).min(n);
             for j in lanes {
                 let nz = d.nonzero(&arg(j, 0));
                 let set = d.and(&inp.members[j as usize], &nz);

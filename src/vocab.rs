@@ -188,8 +188,12 @@ pub enum SgOp {
     AllEqual,
     /// The mask of lanes 0..31 whose argument is true (the x word of a `vec4<u32>` ballot).
     Ballot,
-    /// The mask of lanes 32..63 (the y word): shaders' ballots at 64 lanes.
+    /// The mask of lanes 32..63 (the y word): shaders' ballots above 32 lanes.
     BallotHigh,
+    /// The mask of lanes 64..95 (the z word): shaders' ballots above 64 lanes.
+    BallotZ,
+    /// The mask of lanes 96..127 (the w word): shaders' ballots above 96 lanes.
+    BallotW,
     Elect,
     Broadcast,
     BroadcastFirst,
@@ -223,6 +227,8 @@ impl SgOp {
             SgOp::AllEqual => "AllEqual",
             SgOp::Ballot => "Ballot",
             SgOp::BallotHigh => "BallotHigh",
+            SgOp::BallotZ => "BallotZ",
+            SgOp::BallotW => "BallotW",
             SgOp::Elect => "Elect",
             SgOp::Broadcast => "Broadcast",
             SgOp::BroadcastFirst => "BroadcastFirst",
@@ -244,6 +250,8 @@ impl SgOp {
             SgOp::AllEqual,
             SgOp::Ballot,
             SgOp::BallotHigh,
+            SgOp::BallotZ,
+            SgOp::BallotW,
             SgOp::Elect,
             SgOp::Broadcast,
             SgOp::BroadcastFirst,
@@ -258,6 +266,22 @@ impl SgOp {
             v.push(SgOp::ExclusiveScan(r));
         }
         v
+    }
+    /// For a ballot, which 32-bit word of GLSL's `uvec4` ballot it is: lanes `32k..32k+31`.
+    pub fn ballot_word(self) -> Option<u32> {
+        match self {
+            SgOp::Ballot => Some(0),
+            SgOp::BallotHigh => Some(1),
+            SgOp::BallotZ => Some(2),
+            SgOp::BallotW => Some(3),
+            _ => None,
+        }
+    }
+    /// The ballot op giving word `k` (0 to 3) of a `uvec4` ballot.
+    pub fn ballot_of_word(k: u32) -> Option<SgOp> {
+        [SgOp::Ballot, SgOp::BallotHigh, SgOp::BallotZ, SgOp::BallotW]
+            .get(k as usize)
+            .copied()
     }
     pub fn from_name(s: &str) -> Option<SgOp> {
         SgOp::all().into_iter().find(|op| op.name() == s)

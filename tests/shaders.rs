@@ -347,6 +347,21 @@ fn main(@builtin(subgroup_invocation_id) lane : u32) {
     check_out("ballot64", src, launch(64), &e, false);
 }
 
+/// The widest subgroup a Vulkan device may report: a 128-lane ballot fills all four words.
+#[test]
+fn ballots_at_128_lanes_fill_four_words() {
+    let src = "@group(0) @binding(0) var<storage, read_write> out : array<vec4<u32>, 128>;
+@compute @workgroup_size(128)
+fn main(@builtin(subgroup_invocation_id) lane : u32) {
+  out[lane] = subgroupBallot(lane % 2u == 1u || lane >= 112u);
+}";
+    let mut e = Vec::new();
+    for _ in 0..128 {
+        e.extend([0xaaaa_aaaa, 0xaaaa_aaaa, 0xaaaa_aaaa, 0xffff_aaaa]);
+    }
+    check_out("ballot128", src, launch(128), &e, false);
+}
+
 #[test]
 fn several_subgroups_per_workgroup() {
     let src = "@group(0) @binding(0) var<storage, read_write> out : array<u32, 8>;

@@ -37,7 +37,7 @@ fn dartagnan_spirv_sample_matches_the_published_results() {
         }
         n += 1;
     }
-    assert_eq!(n, 16);
+    assert_eq!(n, 17);
 }
 
 fn write(name: &str, text: &str) -> std::path::PathBuf {

@@ -753,10 +753,10 @@ fn error_thread_geometry() {
         "does not fit in 32 bits",
     );
     first_error(
-        file("threads 256\nsubgroup 128"),
+        file("threads 512\nsubgroup 256"),
         3,
         10,
-        "a subgroup has between 1 and 64 lanes",
+        "a subgroup has between 1 and 128 lanes",
     );
     first_error(file("threads 8\nsubgroup 0"), 3, 10, "out of range");
     first_error(
@@ -780,7 +780,7 @@ fn error_thread_geometry() {
         11,
         "`workgroup 0` is out of range",
     );
-    first_error(file("threads 128"), 2, 9, "need a `subgroup N` line");
+    first_error(file("threads 256"), 2, 9, "need a `subgroup N` line");
     first_error(
         file("threads 2\nthreads 2"),
         3,

@@ -126,7 +126,9 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         // `check` asks one question per model (with --witness too: the verdict's own query
         // yields the witness); the others list every outcome.
         // A Dartagnan table asks whether `forall` conditions hold: every outcome is needed.
-        .with_outcomes(kind != TableCommand::Check || table.as_ref().is_some_and(|t| t.by_path()));
+        .with_outcomes(kind != TableCommand::Check || table.as_ref().is_some_and(|t| t.by_path()))
+        // Listing outcomes, a value out of thin air is one row "any v", not 256 numbers.
+        .with_free_values(kind == TableCommand::Outcomes);
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
     for t in &tests {

@@ -912,8 +912,11 @@ impl<'a> Gen<'a> {
     fn any_sgop(&mut self) -> SgOp {
         let ops: Vec<SgOp> = SgOp::all()
             .into_iter()
-            .filter(|&op| op != SgOp::Ballot || self.cfg.lanes <= 32)
-            .filter(|&op| op != SgOp::BallotHigh || self.cfg.lanes > 32)
+            .filter(|&op| match op.ballot_word() {
+                Some(0) => self.cfg.lanes <= 32,
+                Some(k) => self.cfg.lanes > 32 * k,
+                None => true,
+            })
             .collect();
         self.rng.pick(&ops)
     }
@@ -924,18 +927,16 @@ impl<'a> Gen<'a> {
         let (args, vals): (Vec<String>, Vals) = match op {
             SgOp::Elect => (vec![], Vals::of([0, 1])),
             SgOp::All | SgOp::Any => (vec![self.bool_atom(ctx).text], Vals::of([0, 1])),
-            SgOp::Ballot => {
-                let full = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-                let vals = Vals::of([0, full, 1, full - 1]);
-                (vec![self.bool_atom(ctx).text], vals)
-            }
-            SgOp::BallotHigh => {
-                let full = if n >= 64 {
+            SgOp::Ballot | SgOp::BallotHigh | SgOp::BallotZ | SgOp::BallotW => {
+                // The lanes of this word: 32k to 32k+31, those the subgroup has.
+                let k = op.ballot_word().unwrap_or(0);
+                let lanes = n.saturating_sub(32 * k).min(32);
+                let full = if lanes >= 32 {
                     u32::MAX
                 } else {
-                    (1 << (n - 32)) - 1
+                    (1u32 << lanes) - 1
                 };
-                let vals = Vals::of([0, full, 1, full - 1]);
+                let vals = Vals::of([0, full, 1, full.saturating_sub(1)]);
                 (vec![self.bool_atom(ctx).text], vals)
             }
             SgOp::AllEqual => (vec![self.value(ctx, 1).text], Vals::of([0, 1])),

@@ -253,6 +253,32 @@ pub enum PropTerm {
 }
 
 impl Prop {
+    /// The literals the proposition compares with.
+    pub fn literals(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(p) = stack.pop() {
+            match p {
+                Prop::Const(_) => {}
+                Prop::Not(a) => stack.push(a),
+                Prop::And(a, b) | Prop::Or(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Prop::Cmp(_, a, b) => {
+                    for t in [a, b] {
+                        if let PropTerm::Lit(v) = t {
+                            out.push(*v);
+                        }
+                    }
+                }
+                Prop::Truthy(PropTerm::Lit(v)) => out.push(*v),
+                Prop::Truthy(_) => {}
+            }
+        }
+        out
+    }
+
     /// Evaluates the proposition given the values of the observables.
     pub fn eval(&self, values: &[u32]) -> bool {
         let term = |t: &PropTerm| match t {

@@ -68,6 +68,10 @@ pub struct Options {
     pub want_outcomes: bool,
     /// SMT: most outcomes to enumerate.
     pub max_outcomes: usize,
+    /// SMT: list outcomes that take any value of a free v once, as a family
+    /// ([`OutcomeRow::free`]), instead of one number after another (the `outcomes` command).
+    /// Only families Z3 proves (docs/semantics.md §6).
+    pub free_values: bool,
     /// SMT: timestamps as integers (0) or bit-vectors of this width (for measurement).
     pub time_bits: u32,
     /// A relaxed memory model (cat); `None`: sequentially consistent memory (built in).
@@ -94,6 +98,7 @@ impl Default for Options {
             max_memory_mib: Some(crate::budget::DEFAULT_MAX_MEMORY_MIB),
             want_outcomes: true,
             max_outcomes: DEFAULT_MAX_OUTCOMES,
+            free_values: false,
             time_bits: 0,
             memory: None,
             start: None,
@@ -160,6 +165,10 @@ impl Options {
         self.want_outcomes = want;
         self
     }
+    pub fn with_free_values(mut self, on: bool) -> Self {
+        self.free_values = on;
+        self
+    }
 }
 
 /// Is the condition's outcome reachable?
@@ -195,8 +204,22 @@ impl Verdict {
 pub struct OutcomeRow {
     /// Values of the observables, in [`Analysis::observables`] order.
     pub values: Vec<u32>,
-    /// Does it satisfy the condition's proposition?
+    /// Groups of observables (indices) that take any values in this row, which then stands
+    /// for every such outcome: each group one common value, independent of the other groups
+    /// (their entries in `values` are one choice); empty for one outcome.
+    pub free: Vec<Vec<usize>>,
+    /// Does it (for a family: some member of it) satisfy the condition's proposition?
     pub satisfies: bool,
+    /// Does every member of it satisfy the proposition (`satisfies`, for one outcome)?
+    pub satisfies_all: bool,
+}
+
+/// The name reports give the free value of group `k` of an outcome family: v, w, x, y, z,
+/// then v5, v6, ...
+pub fn free_value_name(k: usize) -> String {
+    ["v", "w", "x", "y", "z"]
+        .get(k)
+        .map_or_else(|| format!("v{k}"), |n| n.to_string())
 }
 
 /// An execution that reached undefined behaviour.

@@ -108,9 +108,11 @@ pub fn thin_air(
                     incomplete: (!x.complete)
                         .then(|| "the explorer's list is incomplete (bound, state limit or unspecified value)".to_string()),
                     outcomes: x.outcomes,
+                    families: Vec::new(),
                 },
                 Err(why) => crate::engine::smt::SmtOutcomes {
                     outcomes: Vec::new(),
+                    families: Vec::new(),
                     incomplete: Some(format!("the explorer stopped: {why}")),
                 },
             };

@@ -35,6 +35,8 @@ pub(super) struct Findings {
     pub cut: Option<Vec<Step>>,
     /// The reachable outcomes, when the engine listed them.
     pub outcomes: Option<Vec<Vec<u32>>>,
+    /// Outcomes with a free value (Z3, when asked).
+    pub families: Vec<crate::engine::smt::Family>,
     pub ub: Vec<(UbKind, Vec<Step>)>,
     /// A memory model's flags raised, with a trace each.
     pub flags: Vec<(String, Vec<Step>)>,
@@ -72,13 +74,26 @@ pub(super) fn conclude(
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
     a.outcomes_listed = f.outcomes.is_some();
     a.outcomes = f
-        .outcomes
-        .unwrap_or_default()
+        .families
         .into_iter()
-        .map(|v| OutcomeRow {
-            satisfies: prog.prop.eval(&v),
-            values: v,
+        .map(|fam| {
+            let (some, all) = family_satisfies(prog, &fam);
+            OutcomeRow {
+                satisfies: some,
+                satisfies_all: all,
+                values: fam.values,
+                free: fam.free,
+            }
         })
+        .chain(f.outcomes.unwrap_or_default().into_iter().map(|v| {
+            let sat = prog.prop.eval(&v);
+            OutcomeRow {
+                satisfies: sat,
+                satisfies_all: sat,
+                values: v,
+                free: Vec::new(),
+            }
+        }))
         .collect();
     a.outcomes_complete = a.outcomes_listed && reasons.is_empty();
     if a.outcomes_listed && !reasons.is_empty() {
@@ -149,11 +164,17 @@ pub(super) fn from_smt(
         }
     }
     let ub = enc.undefined_behaviour(m);
+    let mut families = Vec::new();
     let outcomes = opts.want_outcomes.then(|| {
-        let o = enc.outcomes(m, opts.max_outcomes);
+        let o = if opts.free_values {
+            enc.outcomes_with_families(m, opts.max_outcomes)
+        } else {
+            enc.outcomes(m, opts.max_outcomes)
+        };
         if let Some(why) = o.incomplete {
             partial.push(format!("outcome enumeration {why}"));
         }
+        families = o.families;
         o.outcomes
     });
     let reach = match enc.allowed_execution(m) {
@@ -167,6 +188,7 @@ pub(super) fn from_smt(
         partial,
         cut,
         outcomes,
+        families,
         ub,
         flags,
         notes: Vec::new(),
@@ -236,6 +258,7 @@ pub(super) fn from_exploration(
         partial: Vec::new(),
         cut,
         outcomes: Some(ex.outcomes.keys().cloned().collect()),
+        families: Vec::new(),
         ub: ex.ub.iter().map(|(k, d)| (*k, ex.trace_of(d))).collect(),
         flags: ex
             .flags
@@ -249,6 +272,46 @@ pub(super) fn from_exploration(
     if let (Verdict::Forbidden, Some(m)) = (&a.verdict, &mut a.memory) {
         m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
     }
+}
+
+/// Do some, and do all, members of the family satisfy the proposition? Each comparison's
+/// truth, as a function of a free value, changes only next to a literal of the proposition or
+/// another observable's value c, so each free value at every c - 1, c, c + 1, 0 and the
+/// largest value (every combination, for several) decides both.
+fn family_satisfies(prog: &Program, fam: &crate::engine::smt::Family) -> (bool, bool) {
+    let mut cands: Vec<u32> = vec![0, u32::MAX];
+    for c in prog
+        .prop
+        .literals()
+        .into_iter()
+        .chain(fam.values.iter().copied())
+    {
+        cands.extend([c.wrapping_sub(1), c, c.wrapping_add(1)]);
+    }
+    cands.sort_unstable();
+    cands.dedup();
+    let (mut some, mut all) = (false, true);
+    // Every combination: an odometer over the groups' candidate values.
+    let mut pick = vec![0usize; fam.free.len()];
+    loop {
+        let mut vals = fam.values.clone();
+        for (g, &k) in fam.free.iter().zip(&pick) {
+            for &i in g {
+                vals[i] = cands[k];
+            }
+        }
+        let sat = prog.prop.eval(&vals);
+        some |= sat;
+        all &= sat;
+        let Some(d) = pick.iter().position(|&k| k + 1 < cands.len()) else {
+            break;
+        };
+        pick[d] += 1;
+        for k in &mut pick[..d] {
+            *k = 0;
+        }
+    }
+    (some, all)
 }
 
 /// The memory comparisons `cell != value` of the condition (read through its disjunctions)
@@ -332,7 +395,7 @@ fn condition_holds(a: &Analysis) -> Option<bool> {
         Quantifier::Exists => Some(reachable),
         Quantifier::NotExists => Some(!reachable),
         Quantifier::Forall if a.outcomes_listed && a.outcomes_complete => {
-            Some(a.outcomes.iter().all(|o| o.satisfies))
+            Some(a.outcomes.iter().all(|o| o.satisfies_all))
         }
         Quantifier::Forall => None,
     }

@@ -34,7 +34,16 @@ pub fn document(command: &str, payload: impl Serialize) -> String {
 /// One outcome: the value of every observable, by name.
 #[derive(Serialize)]
 pub struct OutcomeRecord {
+    /// Each observable's value; for those of `any_value`, the name of its free value (`"v"`,
+    /// `"w"`, ...: observables with one name take one common value).
     pub values: Map<String, Value>,
+    /// A family of outcomes: these observables take any values (each choice is reachable,
+    /// proved by Z3), the others the values given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub any_value: Vec<String>,
+    /// For a family: does every member satisfy P (`satisfies`: does some member)?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub satisfies_all: Option<bool>,
     /// Does it satisfy the condition's proposition P?
     pub satisfies: bool,
 }
@@ -109,9 +118,22 @@ impl<'a> AnalysisRecord<'a> {
             outcomes: a.outcomes_listed.then(|| {
                 a.outcomes
                     .iter()
-                    .map(|o| OutcomeRecord {
-                        values: keyed(&a.observables, &o.values),
-                        satisfies: o.satisfies,
+                    .map(|o| {
+                        let mut values = keyed(&a.observables, &o.values);
+                        let mut any_value = Vec::new();
+                        for (k, g) in o.free.iter().enumerate() {
+                            for &i in g {
+                                let v = crate::query::free_value_name(k);
+                                values.insert(a.observables[i].clone(), Value::from(v));
+                                any_value.push(a.observables[i].clone());
+                            }
+                        }
+                        OutcomeRecord {
+                            satisfies_all: (!o.free.is_empty()).then_some(o.satisfies_all),
+                            values,
+                            any_value,
+                            satisfies: o.satisfies,
+                        }
                     })
                     .collect()
             }),

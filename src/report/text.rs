@@ -8,6 +8,28 @@ use std::fmt::Write;
 /// herd-style block for one test under one model. Without a listed outcome set (`check`)
 /// only the verdict and its witness are shown; a list that may be incomplete says so and
 /// gets no Observation line (herd's Always/Sometimes/Never claim a complete list).
+/// One outcome as herd writes it (`0:r=1; x=2;`); a family writes its free values `v`, `w`,
+/// ... and ends with `(any v, w)`.
+fn outcome_row(names: &[String], o: &crate::query::OutcomeRow) -> String {
+    if o.free.is_empty() {
+        return outcome_text(names, &o.values);
+    }
+    let group = |i: usize| o.free.iter().position(|g| g.contains(&i));
+    let cells: Vec<String> = names
+        .iter()
+        .zip(&o.values)
+        .enumerate()
+        .map(|(i, (n, v))| match group(i) {
+            Some(k) => format!("{n}={};", crate::query::free_value_name(k)),
+            None => format!("{n}={v};"),
+        })
+        .collect();
+    let vars: Vec<String> = (0..o.free.len())
+        .map(crate::query::free_value_name)
+        .collect();
+    format!("{}  (any {})", cells.join(" "), vars.join(", "))
+}
+
 pub fn outcomes(a: &Analysis, witness: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -35,7 +57,7 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             let _ = writeln!(
                 s,
                 "{}{}",
-                outcome_text(&a.observables, &o.values),
+                outcome_row(&a.observables, o),
                 if o.satisfies { "  *" } else { "" }
             );
         }
@@ -49,8 +71,9 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             None => "Undecided",
         }
     );
+    // A family whose members differ counts on both sides.
     let pos = a.outcomes.iter().filter(|o| o.satisfies).count();
-    let neg = a.outcomes.len() - pos;
+    let neg = a.outcomes.iter().filter(|o| !o.satisfies_all).count();
     if a.outcomes_listed {
         let _ = writeln!(s, "Witnesses\nPositive: {pos} Negative: {neg}");
     }

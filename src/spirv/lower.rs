@@ -2240,13 +2240,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .collect(),
                 Op::GroupNonUniformBallot => {
                     let p = self.operand_word(i, 1)?;
-                    // Lanes 32 to 63 exist only in subgroups wider than 32.
-                    let high = if self.dims.subgroup > 32 {
-                        sg(SgOp::BallotHigh, vec![p.clone()])
-                    } else {
-                        lit(0, s)
-                    };
-                    vec![sg(SgOp::Ballot, vec![p]), high, lit(0, s), lit(0, s)]
+                    // Word k holds lanes 32k to 32k+31, which exist only in subgroups wider
+                    // than 32k.
+                    (0..4)
+                        .map(|k| match SgOp::ballot_of_word(k) {
+                            Some(op) if k == 0 || self.dims.subgroup > 32 * k => {
+                                sg(op, vec![p.clone()])
+                            }
+                            _ => lit(0, s),
+                        })
+                        .collect()
                 }
                 Op::GroupNonUniformBroadcast => {
                     let id = self.operand_word(i, 2)?;

@@ -587,7 +587,29 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         )])
     };
     let mut spec: HashMap<u32, u32> = launch.spec_constants.iter().copied().collect();
-    let ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
+    let mut ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
+    // Dartagnan's `@Input` may give a spec constant its value (`; @Input: %11 = 9`), as
+    // --spec-constant does (which wins).
+    let spec_input = |n: &str| names.get(n).and_then(|id| ix.spec_ids.get(id)).copied();
+    let from_inputs: Vec<(u32, u32)> = hdr
+        .inputs
+        .iter()
+        .filter_map(|i| Some((spec_input(&i.name)?, *i.words.first()?)))
+        .filter(|(sid, _)| !launch.spec_constants.iter().any(|(s, _)| s == sid))
+        .collect();
+    if !from_inputs.is_empty() {
+        spec.extend(from_inputs);
+        ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
+    }
+    let spec_inputs: Vec<bool> = hdr
+        .inputs
+        .iter()
+        .map(|i| {
+            names
+                .get(&i.name)
+                .is_some_and(|id| ix.spec_ids.contains_key(id))
+        })
+        .collect();
     // The entry point.
     let mut entries = Vec::new();
     for e in &module.entry_points {
@@ -768,7 +790,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         })
     };
     let mut init: Vec<Option<Vec<u32>>> = bufs.iter().map(|b| b.init.clone()).collect();
-    for inp in &hdr.inputs {
+    for (inp, _) in hdr.inputs.iter().zip(&spec_inputs).filter(|(_, s)| !**s) {
         let Some(k) = buf_named(&inp.name, &bufs) else {
             return Err(at_pos(
                 inp.pos,

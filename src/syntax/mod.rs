@@ -18,8 +18,8 @@ pub use diag::{Diagnostic, Diagnostics, Span};
 pub mod limits {
     /// Most invocations in one test.
     pub const MAX_THREADS: u32 = 1024;
-    /// Most lanes in one subgroup (semantics: up to 64).
-    pub const MAX_SUBGROUP: u32 = 64;
+    /// Most lanes in one subgroup: 128, the widest a Vulkan device may report.
+    pub const MAX_SUBGROUP: u32 = 128;
     /// Most memory cells over all globals: 2^24 (64 MiB of initial values), a guard on the
     /// reader's own allocation. Below it the memory budget decides: an analysis that needs
     /// more memory than `--max-memory` ends `unknown`, in whichever phase it runs out.

@@ -287,9 +287,9 @@ mod tests {
     fn geometry_built_by_another_front_end_is_held_to_the_parsers_limits() {
         let mut t = parsed(SMALL);
         assert!(check(&t).is_ok());
-        t.subgroup = 65;
-        let e = check(&t).expect_err("65 lanes").to_string();
-        assert!(e.contains("between 1 and 64 lanes"), "{e}");
+        t.subgroup = 129;
+        let e = check(&t).expect_err("129 lanes").to_string();
+        assert!(e.contains("between 1 and 128 lanes"), "{e}");
         let mut t = parsed(SMALL);
         t.workgroup = 3;
         let e = check(&t).expect_err("3 does not divide 4").to_string();

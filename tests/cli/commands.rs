@@ -1158,3 +1158,26 @@ fn a_timeout_spent_unrolling_is_an_unknown_row() {
         r.show()
     );
 }
+
+/// `outcomes` writes a value out of thin air as one row with its free value, in text and in
+/// JSON (docs/semantics.md §6); `check` and `compare` keep listing plain outcomes.
+#[test]
+fn outcomes_name_a_free_value_instead_of_listing_numbers() {
+    let file = Path::new(MANIFEST_DIR)
+        .join("litmus/features/symb_value_thin_air.litmus")
+        .display()
+        .to_string();
+    let r = tangle(&["outcomes", &file, "-m", "Symb"]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    assert!(r.stdout.contains("States 1\n"), "{}", r.show());
+    assert!(r.stdout.contains("0:m=v;  (any v)  *"), "{}", r.show());
+    assert!(r.stdout.contains("Positive: 1 Negative: 1"), "{}", r.show());
+    let r = tangle(&["outcomes", &file, "-m", "Symb", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let o = &v["results"][0]["outcomes"][0];
+    assert_eq!(o["values"]["0:m"], "v", "{o}");
+    assert_eq!(o["any_value"][0], "0:m", "{o}");
+    assert_eq!(o["satisfies"], true, "{o}");
+    assert_eq!(o["satisfies_all"], false, "{o}");
+    assert_eq!(v["results"][0]["outcomes_complete"], true);
+}

@@ -28,6 +28,7 @@
 
 mod cat;
 mod decode;
+mod families;
 pub mod liveness;
 mod memory;
 mod paths;
@@ -99,9 +100,54 @@ pub enum Answer<T> {
 #[derive(Clone, Debug)]
 pub struct SmtOutcomes {
     pub outcomes: Vec<Vec<u32>>,
+    /// Outcomes with a free value (asked with [`Encoding::outcomes_with_families`]): the
+    /// observables `free` take any one common value (their entry in `values` is one of them),
+    /// the others the values given. `outcomes` then holds no member of a family.
+    pub families: Vec<Family>,
     /// Why the list may be incomplete (limit or solver unknown), if it may be.
     pub incomplete: Option<String>,
 }
+
+/// A set of outcomes proved reachable for every value of its free values (`families.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub values: Vec<u32>,
+    /// Groups of observables (indices): each group takes any one common value, independently
+    /// of the other groups; an observable in no group has its entry of `values`.
+    pub free: Vec<Vec<usize>>,
+}
+
+impl Family {
+    /// Is every outcome of `other` one of this family's? Each of `other`'s observables is a
+    /// fixed value or a free value (its group); every group here must see one term only, and
+    /// every observable outside the groups here the same fixed value.
+    pub fn includes(&self, other: &Family) -> bool {
+        let term = |i: usize| match other.free.iter().position(|g| g.contains(&i)) {
+            Some(k) => Err(k),
+            None => Ok(other.values[i]),
+        };
+        let grouped = |i: usize| self.free.iter().any(|g| g.contains(&i));
+        self.free
+            .iter()
+            .all(|g| g.windows(2).all(|w| term(w[0]) == term(w[1])))
+            && (0..self.values.len()).all(|i| grouped(i) || term(i) == Ok(self.values[i]))
+    }
+
+    /// Is the outcome `vals` one of the family's?
+    pub fn contains(&self, vals: &[u32]) -> bool {
+        let grouped = |i: usize| self.free.iter().any(|g| g.contains(&i));
+        self.free
+            .iter()
+            .all(|g| g.windows(2).all(|w| vals[w[0]] == vals[w[1]]))
+            && (0..vals.len()).all(|i| grouped(i) || vals[i] == self.values[i])
+    }
+}
+
+/// Generalising starts once this many outcomes are listed: a free value shows as many
+/// outcomes, and trying it on every short list would cost more than it saves.
+const FAMILY_AFTER: usize = 8;
+/// Generalising stops after this many outcomes that would not generalise.
+const FAMILY_FAILURES: usize = 4;
 
 /// A memory access event.
 struct MemEv {
@@ -659,6 +705,12 @@ impl<'p> Encoding<'p> {
         self.outcomes_where(m, except, max, false)
     }
 
+    /// As [`Encoding::outcomes`], with outcomes that take any value of a free v listed once
+    /// as a [`Family`] (thin air under Symb, unspecified reads).
+    pub fn outcomes_with_families(&self, m: &Model, max: usize) -> SmtOutcomes {
+        self.enumerate(m, &[], max, false, true)
+    }
+
     /// The outcomes under `m` other than those in `except`; with `only_p`, only those that
     /// satisfy the condition's proposition.
     pub fn outcomes_where(
@@ -668,12 +720,24 @@ impl<'p> Encoding<'p> {
         max: usize,
         only_p: bool,
     ) -> SmtOutcomes {
+        self.enumerate(m, except, max, only_p, false)
+    }
+
+    fn enumerate(
+        &self,
+        m: &Model,
+        except: &[Vec<u32>],
+        max: usize,
+        only_p: bool,
+        families: bool,
+    ) -> SmtOutcomes {
         let mut a = self.model_lits(m);
         match self.memory_lits(m, true) {
             Ok(l) => a.extend(l),
             Err(why) => {
                 return SmtOutcomes {
                     outcomes: Vec::new(),
+                    families: Vec::new(),
                     incomplete: Some(why),
                 }
             }
@@ -685,9 +749,12 @@ impl<'p> Encoding<'p> {
             a.push(p);
         }
         let mut outcomes = Vec::new();
+        let mut fams: Vec<Family> = Vec::new();
+        let mut failures = 0;
+        let mut consts = None;
         let mut blocks: Vec<Bool> = except.iter().map(|v| self.block_outcome(v)).collect();
         let incomplete = loop {
-            if outcomes.len() >= max {
+            if outcomes.len() + fams.len() >= max {
                 break Some(format!("stopped after {max} outcomes"));
             }
             let mut assume = a.clone();
@@ -701,19 +768,67 @@ impl<'p> Encoding<'p> {
                         .iter()
                         .map(|o| model_u32(&model, o))
                         .collect();
-                    blocks.push(self.block_outcome(&vals));
-                    outcomes.push(vals);
+                    let mut free = None;
+                    if families && failures < FAMILY_FAILURES && outcomes.len() >= FAMILY_AFTER {
+                        let c = consts.get_or_insert_with(|| self.constants());
+                        free = c
+                            .as_ref()
+                            .and_then(|c| self.free_values(c, &model, &vals, &a, &blocks));
+                        failures += usize::from(free.is_none());
+                    }
+                    match free {
+                        Some(free) => {
+                            blocks.push(self.block_family(&vals, &free));
+                            fams.push(Family { values: vals, free });
+                        }
+                        None => {
+                            blocks.push(self.block_outcome(&vals));
+                            outcomes.push(vals);
+                        }
+                    }
                     if self.observables.is_empty() {
                         break None;
                     }
                 }
             }
         };
+        outcomes.retain(|o| !fams.iter().any(|f| f.contains(o)));
+        // A family found before a wider one that includes it adds nothing.
+        // (Of two that include each other, the first is kept.)
+        let all = fams.clone();
+        let mut k = 0;
+        fams.retain(|f| {
+            let i = k;
+            k += 1;
+            !all.iter()
+                .enumerate()
+                .any(|(j, g)| j != i && g.includes(f) && (j < i || !f.includes(g)))
+        });
         outcomes.sort();
+        fams.sort_by(|x, y| (&x.free, &x.values).cmp(&(&y.free, &y.values)));
         SmtOutcomes {
             outcomes,
+            families: fams,
             incomplete,
         }
+    }
+
+    /// A literal that, assumed, excludes every outcome of the family (`vals` with each group
+    /// of `free` at any one common value).
+    fn block_family(&self, vals: &[u32], free: &[Vec<usize>]) -> Bool {
+        let mut same: Vec<Bool> = Vec::new();
+        for (i, (o, v)) in self.observables.iter().zip(vals).enumerate() {
+            if !free.iter().any(|g| g.contains(&i)) {
+                same.push(eq(o, &bv(*v)));
+            }
+        }
+        for w in free.iter().flat_map(|g| g.windows(2)) {
+            same.push(eq(&self.observables[w[0]], &self.observables[w[1]]));
+        }
+        let refs: Vec<&Bool> = same.iter().collect();
+        let blk = Bool::fresh_const("block_outcome");
+        self.assert(&blk.implies(terms::and(&refs).not()));
+        blk
     }
 
     /// The observables equal `vals`.

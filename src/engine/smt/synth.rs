@@ -308,6 +308,7 @@ pub fn outcomes_of_choice(
         Err(e) => {
             return super::SmtOutcomes {
                 outcomes: Vec::new(),
+                families: Vec::new(),
                 incomplete: Some(e.to_string()),
             }
         }
