@@ -472,11 +472,17 @@ impl<'m> Index<'m> {
                         None => return err(i, "a variable of a type without a size"),
                     },
                 };
-                let name = self
-                    .names
-                    .get(&r)
-                    .filter(|n| !n.is_empty())
-                    .cloned()
+                // glslang names a block without an instance name `""`: its block type's name
+                // (`buffer Checker { ... };` gives `Checker`) is what the source calls it,
+                // unless another buffer has it already.
+                let named = |id: &Word| self.names.get(id).filter(|n| !n.is_empty()).cloned();
+                let name = named(&r)
+                    .or_else(|| {
+                        // (Not a name `spirv-dis` made up for a type: `_struct_16`.)
+                        named(&ty).filter(|n| {
+                            !n.starts_with('_') && !self.bufs.iter().any(|b| b.name == sanitize(n))
+                        })
+                    })
                     .unwrap_or_else(|| format!("buf{r}"));
                 self.bufs.push(Buf {
                     id: r,
