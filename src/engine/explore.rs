@@ -696,28 +696,8 @@ fn unspecified_domain(prog: &Program) -> Vec<u32> {
             Expr::Call(_, args) => args.iter().for_each(|a| lits(a, out)),
         }
     }
-    fn prop_lits(p: &crate::ir::Prop, out: &mut Vec<u32>) {
-        use crate::ir::{Prop, PropTerm};
-        match p {
-            Prop::Const(_) => {}
-            Prop::Not(a) => prop_lits(a, out),
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                prop_lits(a, out);
-                prop_lits(b, out);
-            }
-            Prop::Cmp(_, a, b) => {
-                for t in [a, b] {
-                    if let PropTerm::Lit(v) = t {
-                        out.push(*v);
-                    }
-                }
-            }
-            Prop::Truthy(PropTerm::Lit(v)) => out.push(*v),
-            Prop::Truthy(_) => {}
-        }
-    }
     let mut out = vec![0, 1];
-    prop_lits(&prog.prop, &mut out);
+    out.extend(prog.prop.literals());
     for b in &prog.blocks {
         if let Term::Branch { cond, .. } = &b.term {
             lits(cond, &mut out);
