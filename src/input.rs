@@ -79,7 +79,7 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
 }
 
 /// The inputs named on a command line: files as given (and `-`), directories replaced by
-/// their `.litmus` files (recursively, sorted). Paths that do not exist, directories without
+/// their `.litmus` files and annotated shaders ([`asks_its_question`]; recursively, sorted). Paths that do not exist, directories without
 /// tests and unreadable directories are errors, reported next to the files that were found.
 pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
     let mut files = Vec::new();
@@ -109,7 +109,7 @@ pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
                         &p.display().to_string(),
                         0,
                         0,
-                        "no .litmus files in this directory",
+                        "no tests in this directory (.litmus files, or shaders with Dartagnan's `@Output`/`@Config` annotations)",
                     ));
                 }
                 files.extend(found);
@@ -173,10 +173,36 @@ fn walk(
         };
         if p.is_dir() {
             walk(&p, depth + 1, out, seen, errors);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
+        } else if p.extension().is_some_and(|x| x == "litmus") || asks_its_question(&p) {
             out.push(p);
         }
     }
+}
+
+/// Shader text that carries its own launch and question (Dartagnan's `@Config` / `@Output`
+/// annotations, docs/spirv.md): a directory's test like a `.litmus` file, since it needs no
+/// launch flags. Other shaders in a directory are left out (they need `--subgroup-size` and
+/// their buffers); name them on the command line.
+fn asks_its_question(p: &Path) -> bool {
+    const SHADERS: &[&str] = &["comp", "glsl", "spvasm", "wgsl"];
+    if !p
+        .extension()
+        .and_then(|x| x.to_str())
+        .is_some_and(|x| SHADERS.contains(&x))
+    {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(p).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
+    read.is_ok()
+        && String::from_utf8_lossy(&head).lines().any(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix("//;").or_else(|| l.strip_prefix(';'));
+            rest.is_some_and(|r| {
+                let r = r.trim_start();
+                r.starts_with("@Output") || r.starts_with("@Config")
+            })
+        })
 }
 
 /// The before/after pairs of a directory for `equiv --table`: every `NAME.before.litmus`

@@ -1181,3 +1181,35 @@ fn outcomes_name_a_free_value_instead_of_listing_numbers() {
     assert_eq!(o["satisfies_all"], false, "{o}");
     assert_eq!(v["results"][0]["outcomes_complete"], true);
 }
+
+/// A directory gives its `.litmus` files and the shaders that carry their own launch and
+/// question (Dartagnan's annotations); a shader without them needs flags and is left out.
+#[test]
+fn a_directory_runs_its_annotated_shaders_too() {
+    let dir = TempDir::new("annotated");
+    let fig4 = std::fs::read(
+        Path::new(MANIFEST_DIR).join("tests/data/dartagnan-tangles/simt-step-fig4.comp"),
+    )
+    .unwrap();
+    dir.write("sub/fig4.comp", fig4);
+    dir.write(
+        "plain.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out : array<u32, 4>;\n@compute @workgroup_size(4)\nfn main() {}\n",
+    );
+    let r = tangle(&["check", &dir.path().display().to_string(), "-m", "SSO"]);
+    assert_eq!(r.code, 0, "{}", r.show());
+    assert!(
+        r.stdout.contains("fig4") && r.stdout.contains("1 tests x 1 models"),
+        "{}",
+        r.show()
+    );
+    let empty = TempDir::new("no-tests");
+    empty.write("plain.wgsl", "fn f() {}\n");
+    let r = tangle(&["check", &empty.path().display().to_string()]);
+    assert_eq!(r.code, 2, "{}", r.show());
+    assert!(
+        r.stderr.contains("no tests in this directory"),
+        "{}",
+        r.show()
+    );
+}
