@@ -79,8 +79,9 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
 }
 
 /// The inputs named on a command line: files as given (and `-`), directories replaced by
-/// their `.litmus` files and annotated shaders ([`asks_its_question`]; recursively, sorted). Paths that do not exist, directories without
-/// tests and unreadable directories are errors, reported next to the files that were found.
+/// their `.litmus` files and annotated shaders ([`asks_its_question`]; recursively, sorted).
+/// Paths that do not exist, directories without tests and unreadable directories are errors,
+/// reported next to the files that were found.
 pub fn expand(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();

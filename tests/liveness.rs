@@ -433,27 +433,33 @@ fn the_engines_agree_on_the_liveness_suite() {
     assert!(declined > 0);
 }
 
+/// The random flag-and-spin program of `seed` (`tangle::gen::spin`), its shape (threads,
+/// subgroup, workgroup) taken in turn from `shapes`, collective steps on two seeds in three.
+fn spin_program(seed: u64, shapes: [(u32, u32, u32); 4]) -> (String, tangle::syntax::ast::Test) {
+    use tangle::gen::spin::{generate, SpinConfig};
+    let (threads, subgroup, workgroup) = shapes[seed as usize % 4];
+    let cfg = SpinConfig {
+        threads,
+        subgroup,
+        workgroup,
+        collective: !seed.is_multiple_of(3),
+    };
+    let text = generate(seed, &cfg);
+    let test = tangle::syntax::parse("spin.litmus", text.as_bytes())
+        .unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{text}"));
+    (text, test)
+}
+
 /// Thirty random flag-and-spin programs (`tangle::gen::spin`: stores, spins, exchanges, barriers and
 /// subgroup ops between them, 2 to 4 threads in one or two subgroups and workgroups) under SSO
 /// and the progress models: the two engines never contradict each other.
 #[test]
 fn the_engines_agree_on_random_spin_programs() {
-    use tangle::gen::spin::{generate, SpinConfig};
     let sso = Model::by_name("SSO").unwrap();
     let (mut both, mut live, mut violated) = (0, 0, 0);
     let mut bad = Vec::new();
     for seed in 0..30u64 {
-        let (threads, subgroup, workgroup) =
-            [(2, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 2)][seed as usize % 4];
-        let cfg = SpinConfig {
-            threads,
-            subgroup,
-            workgroup,
-            collective: seed % 3 != 0,
-        };
-        let text = generate(seed, &cfg);
-        let test = tangle::syntax::parse("spin.litmus", text.as_bytes())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{text}"));
+        let (text, test) = spin_program(seed, [(2, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 2)]);
         for p in ["fair", "hsa", "obe", "unfair"] {
             let p = Progress::parse(p).unwrap();
             let e = liveness(&test, &sso, &p, &opts()).unwrap().verdict;
@@ -555,7 +561,6 @@ fn dartagnan_quorum_barriers_match_the_published_liveness_rows() {
 /// set, and an allowed condition must be allowed by both.
 #[test]
 fn outcomes_past_the_loop_bound_are_the_explorers_when_its_places_close() {
-    use tangle::gen::spin::{generate, SpinConfig};
     use tangle::query::{self, Verdict};
     use tangle::vocab::{Class, Kind};
     let models: Vec<Model> = Model::builtin()
@@ -565,16 +570,7 @@ fn outcomes_past_the_loop_bound_are_the_explorers_when_its_places_close() {
     let (mut closed, mut equal, mut allowed) = (0, 0, 0);
     let mut bad = Vec::new();
     for seed in 0..40u64 {
-        let (threads, subgroup, workgroup) =
-            [(2, 1, 1), (2, 2, 2), (3, 1, 3), (3, 3, 3)][seed as usize % 4];
-        let cfg = SpinConfig {
-            threads,
-            subgroup,
-            workgroup,
-            collective: seed % 3 != 0,
-        };
-        let text = generate(seed, &cfg);
-        let test = tangle::syntax::parse("spin.litmus", text.as_bytes()).unwrap();
+        let (text, test) = spin_program(seed, [(2, 1, 1), (2, 2, 2), (3, 1, 3), (3, 3, 3)]);
         let short = query::compile(&test, 2).unwrap();
         let long = query::compile(&test, 10).unwrap();
         let e = query::analyse_models(

@@ -333,33 +333,34 @@ fn main(@builtin(subgroup_invocation_id) lane : u32, @builtin(subgroup_size) n :
     check_out("subgroup_operations", src, launch(4), &e, true);
 }
 
+/// A `uvec4` ballot of `lane % 2 == 1 || lane >= lanes - 16` at `lanes` lanes: every lane
+/// stores `words`.
+fn ballot_fills(name: &str, lanes: u32, words: [u32; 4]) {
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> out : array<vec4<u32>, {lanes}>;
+@compute @workgroup_size({lanes})
+fn main(@builtin(subgroup_invocation_id) lane : u32) {{
+  out[lane] = subgroupBallot(lane % 2u == 1u || lane >= {}u);
+}}",
+        lanes - 16
+    );
+    let e: Vec<u32> = (0..lanes).flat_map(|_| words).collect();
+    check_out(name, &src, launch(lanes), &e, false);
+}
+
 #[test]
 fn ballots_at_64_lanes_fill_two_words() {
-    let src = "@group(0) @binding(0) var<storage, read_write> out : array<vec4<u32>, 64>;
-@compute @workgroup_size(64)
-fn main(@builtin(subgroup_invocation_id) lane : u32) {
-  out[lane] = subgroupBallot(lane % 2u == 1u || lane >= 48u);
-}";
-    let mut e = Vec::new();
-    for _ in 0..64 {
-        e.extend([0xaaaa_aaaa, 0xffff_aaaa, 0, 0]);
-    }
-    check_out("ballot64", src, launch(64), &e, false);
+    ballot_fills("ballot64", 64, [0xaaaa_aaaa, 0xffff_aaaa, 0, 0]);
 }
 
 /// The widest subgroup a Vulkan device may report: a 128-lane ballot fills all four words.
 #[test]
 fn ballots_at_128_lanes_fill_four_words() {
-    let src = "@group(0) @binding(0) var<storage, read_write> out : array<vec4<u32>, 128>;
-@compute @workgroup_size(128)
-fn main(@builtin(subgroup_invocation_id) lane : u32) {
-  out[lane] = subgroupBallot(lane % 2u == 1u || lane >= 112u);
-}";
-    let mut e = Vec::new();
-    for _ in 0..128 {
-        e.extend([0xaaaa_aaaa, 0xaaaa_aaaa, 0xaaaa_aaaa, 0xffff_aaaa]);
-    }
-    check_out("ballot128", src, launch(128), &e, false);
+    ballot_fills(
+        "ballot128",
+        128,
+        [0xaaaa_aaaa, 0xaaaa_aaaa, 0xaaaa_aaaa, 0xffff_aaaa],
+    );
 }
 
 #[test]

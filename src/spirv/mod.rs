@@ -590,26 +590,28 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
     let mut ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
     // Dartagnan's `@Input` may give a spec constant its value (`; @Input: %11 = 9`), as
     // --spec-constant does (which wins).
-    let spec_input = |n: &str| names.get(n).and_then(|id| ix.spec_ids.get(id)).copied();
+    // Per `@Input`, the SpecId of the spec constant it names, if it names one.
+    let spec_of: Vec<Option<u32>> = hdr
+        .inputs
+        .iter()
+        .map(|i| {
+            names
+                .get(&i.name)
+                .and_then(|id| ix.spec_ids.get(id))
+                .copied()
+        })
+        .collect();
     let from_inputs: Vec<(u32, u32)> = hdr
         .inputs
         .iter()
-        .filter_map(|i| Some((spec_input(&i.name)?, *i.words.first()?)))
+        .zip(&spec_of)
+        .filter_map(|(i, sid)| Some(((*sid)?, *i.words.first()?)))
         .filter(|(sid, _)| !launch.spec_constants.iter().any(|(s, _)| s == sid))
         .collect();
     if !from_inputs.is_empty() {
         spec.extend(from_inputs);
         ix = Index::new(&module, &spec, &asm_names).map_err(|e| at(e.at, e.message))?;
     }
-    let spec_inputs: Vec<bool> = hdr
-        .inputs
-        .iter()
-        .map(|i| {
-            names
-                .get(&i.name)
-                .is_some_and(|id| ix.spec_ids.contains_key(id))
-        })
-        .collect();
     // The entry point.
     let mut entries = Vec::new();
     for e in &module.entry_points {
@@ -790,7 +792,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         })
     };
     let mut init: Vec<Option<Vec<u32>>> = bufs.iter().map(|b| b.init.clone()).collect();
-    for (inp, _) in hdr.inputs.iter().zip(&spec_inputs).filter(|(_, s)| !**s) {
+    for (inp, _) in hdr.inputs.iter().zip(&spec_of).filter(|(_, s)| s.is_none()) {
         let Some(k) = buf_named(&inp.name, &bufs) else {
             return Err(at_pos(
                 inp.pos,

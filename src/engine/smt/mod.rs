@@ -135,11 +135,10 @@ impl Family {
 
     /// Is the outcome `vals` one of the family's?
     pub fn contains(&self, vals: &[u32]) -> bool {
-        let grouped = |i: usize| self.free.iter().any(|g| g.contains(&i));
-        self.free
-            .iter()
-            .all(|g| g.windows(2).all(|w| vals[w[0]] == vals[w[1]]))
-            && (0..vals.len()).all(|i| grouped(i) || vals[i] == self.values[i])
+        self.includes(&Family {
+            values: vals.to_vec(),
+            free: Vec::new(),
+        })
     }
 }
 
