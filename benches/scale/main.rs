@@ -1,11 +1,13 @@
-//! Scale benchmark: the explicit-state explorer against the Z3 engine, side by side, on three
-//! families of tests generated for 2, 4, 8, 16 and 32 lanes.
+//! Scale benchmark: the explicit-state explorer against the Z3 engine, side by side, on five
+//! families of tests generated for 2, 4, 8, 16 and 32 lanes (64 on request).
 //!
 //! - `sso_ww`: the paper's `sso_ww` generalised to N lanes (a ring of stores ordered by a
 //!   subgroup op in each of two divergent arms).
 //! - `ks`: a Kogge-Stone inclusive scan with `subgroupShuffleUp`, log2 N levels (the pattern
 //!   of a driver bug report about shuffles that did not execute in lockstep).
 //! - `peel`: a `subgroupBroadcastFirst` peeling ("waterfall") loop over N/2 distinct keys.
+//! - `racy`, `racy_sg`: N lanes store to one cell and read it back, in one subgroup or in
+//!   four (the dense race: N² conflicting pairs).
 //!
 //! Each (family, N, engine, model) is one run of the release `tangle` executable (a private
 //! copy, so a rebuild during the run changes nothing) with
@@ -33,7 +35,7 @@
 //! ```
 //!
 //! Other flags (`cargo bench --bench scale -- --help` lists them): `--sizes 2,4,..`,
-//! `--families sso_ww,ks,peel`, `--models CM,SSO,..`,
+//! `--families sso_ww,ks,peel,racy,racy_sg`, `--models CM,SSO,..`,
 //! `--budget SECS` (per run, default 60), `--max-states N` (explorer, default 2000000),
 //! `--mem-cap MIB` (default 8192), `--z3-outcomes K` (default 1), `--engines explore,smt`,
 //! `--paper-runs K` (default 5), `--no-skip`, `--no-paper`, `--cts-sizes 4,8,..` (CTS-shaped

@@ -60,9 +60,9 @@ struct Cli {
     #[arg(long, value_name = "N,..", value_delimiter = ',', action = ArgAction::Set,
           value_parser = item::<u32>)]
     sizes: Option<Vec<Option<u32>>>,
-    /// Families of generated tests: sso_ww, ks, peel
+    /// Families of generated tests: sso_ww, ks, peel, racy, racy_sg
     #[arg(long, value_name = "FAMILY,..", value_delimiter = ',', action = ArgAction::Set,
-          default_value = "sso_ww,ks,peel")]
+          default_value = "sso_ww,ks,peel,racy,racy_sg")]
     families: Vec<String>,
     /// Models: CM, SM, SCF, SSO, Spec, Lazy, Symb [default: all seven; with --quick:
     /// CM,SSO,Lazy,Symb]

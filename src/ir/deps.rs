@@ -14,7 +14,7 @@
 use super::program::{BlockId, Program, Term};
 pub use super::program::{Deps, Pos};
 use super::Op;
-use crate::vocab::{AtomicOp, RegId};
+use crate::vocab::{AtomicOp, BinOp, Expr, RegId};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Program {
@@ -35,6 +35,22 @@ fn flow(origins: &Origins, regs: &[RegId]) -> BTreeSet<Pos> {
         .collect()
 }
 
+/// Does `e` divide (or take a remainder) by something that is not a literal? Its registers
+/// then decide whether the expression is undefined behaviour.
+fn divides(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Reg(_) | Expr::Builtin(_) => false,
+        Expr::Unary(_, a) => divides(a),
+        Expr::Binary(op, a, b) => {
+            (matches!(op, BinOp::Div | BinOp::Rem) && !matches!(**b, Expr::Lit(_)))
+                || divides(a)
+                || divides(b)
+        }
+        Expr::Ternary(a, b, c) => divides(a) || divides(b) || divides(c),
+        Expr::Call(_, args) => args.iter().any(divides),
+    }
+}
+
 /// Computes the dependencies of `prog` (block ids are in topological order).
 pub fn analyse(prog: &Program) -> Deps {
     let n = prog.blocks.len();
@@ -52,6 +68,14 @@ pub fn analyse(prog: &Program) -> Deps {
                 deps.ctrl.insert((c, here));
             }
             let mut regs = Vec::new();
+            // Every use but a plain local copy lets the value matter (`Deps::used`).
+            let sink = match &ins.op {
+                Op::Local { value, .. } => divides(value),
+                _ => true,
+            };
+            if sink {
+                deps.used.extend(flow(&o, &ins.op.reads()));
+            }
             match &ins.op {
                 Op::Load { dst, loc } => {
                     loc.index.regs(&mut regs);
@@ -104,9 +128,18 @@ pub fn analyse(prog: &Program) -> Deps {
         if let Term::Branch { cond, .. } = &block.term {
             let mut regs = Vec::new();
             cond.regs(&mut regs);
-            ctrl_out.extend(flow(&o, &regs));
+            let from = flow(&o, &regs);
+            deps.used.extend(&from);
+            ctrl_out.extend(from);
         }
-        for t in block.term.targets() {
+        let targets = block.term.targets();
+        if targets.is_empty() || targets.contains(&super::program::Target::Cut) {
+            // A run may end here (a return, or the loop bound): what the registers hold.
+            for (r, from) in &o {
+                deps.held.entry(*r).or_default().extend(from);
+            }
+        }
+        for t in targets {
             if let super::program::Target::Block(t) = t {
                 let t = t as usize;
                 for (r, from) in &o {
@@ -117,4 +150,59 @@ pub fn analyse(prog: &Program) -> Deps {
         }
     }
     deps
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Observable, Op, Program};
+
+    fn program(kernel: &str, cond: &str) -> Program {
+        let text = format!(
+            "test t\nthreads 2\nglobal x\nglobal y[2]\nkernel {{ {kernel} }}\nexists ({cond})\n"
+        );
+        let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
+        let budget = crate::budget::Budget::unlimited();
+        crate::ir::unroll(crate::ir::cfg::lower_observing(&test, &[]), 2, &budget).unwrap()
+    }
+
+    /// Whether each load of the program matters to thread `t`, in program order.
+    fn loads_matter(p: &Program, t: u32) -> Vec<bool> {
+        let observed: Vec<_> = (p.observables.iter())
+            .filter_map(|o| match o {
+                Observable::Reg { thread, reg } if *thread == t => Some(*reg),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (b, blk) in p.blocks.iter().enumerate() {
+            for (i, ins) in blk.instrs.iter().enumerate() {
+                if matches!(ins.op, Op::Load { .. }) {
+                    out.push(p.deps().read_matters((b as u32, i as u32), &observed));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_read_matters_where_its_value_goes_somewhere_the_question_sees() {
+        // Observed directly, through a copy, or not at all.
+        let p = program("a = x; b = y[1]; c = b + 1; d = x;", "0:a == 1 && 1:c == 2");
+        assert_eq!(loads_matter(&p, 0), [true, false, false]);
+        assert_eq!(loads_matter(&p, 1), [false, true, false]);
+        // Stored, used as an address, a branch condition, a subgroup op's argument, a divisor.
+        for kernel in [
+            "a = x; y[0] = a;",
+            "a = x; y[a % 2] = 1;",
+            "a = x; if (a == 1) { y[0] = 1; }",
+            "a = x; b = subgroupAdd(a);",
+            "a = x; b = 7 / a;",
+        ] {
+            let p = program(kernel, "x == 0");
+            assert_eq!(loads_matter(&p, 0), [true], "{kernel}");
+        }
+        // Overwritten before anything reads it, or divided by a literal: nothing sees it.
+        let p = program("a = x; b = a / 2; a = 3;", "0:a == 3");
+        assert_eq!(loads_matter(&p, 0), [false]);
+    }
 }

@@ -94,12 +94,30 @@ pub struct Program {
 pub type Pos = (BlockId, u32);
 
 /// The three dependency relations of [`super::deps`], from a read's instruction to a later
-/// instruction.
+/// instruction, and where each read's value can go.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Deps {
     pub addr: std::collections::BTreeSet<(Pos, Pos)>,
     pub data: std::collections::BTreeSet<(Pos, Pos)>,
     pub ctrl: std::collections::BTreeSet<(Pos, Pos)>,
+    /// Reads whose value can reach a branch, an address, a stored value, an atomic's or a
+    /// subgroup op's argument, or a divisor: in any thread, the execution may depend on it.
+    pub used: std::collections::BTreeSet<Pos>,
+    /// Per register, the reads whose value it may hold when a run ends (returns, or is cut
+    /// by the loop bound): observing the register at the end depends on at most these.
+    pub held: std::collections::BTreeMap<crate::vocab::RegId, std::collections::BTreeSet<Pos>>,
+}
+
+impl Deps {
+    /// Can the value of the read at `at` matter, in a thread whose final registers `observed`
+    /// are looked at? A read that cannot is a *dead read*: the value it returns changes
+    /// nothing the question sees (the SMT encoder leaves its reads-from open).
+    pub fn read_matters(&self, at: Pos, observed: &[crate::vocab::RegId]) -> bool {
+        self.used.contains(&at)
+            || observed
+                .iter()
+                .any(|r| self.held.get(r).is_some_and(|h| h.contains(&at)))
+    }
 }
 
 impl Program {

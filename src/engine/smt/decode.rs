@@ -8,7 +8,7 @@ use crate::ir::BlockId;
 use crate::ir::Term;
 use crate::model::Model;
 use crate::vocab::Kind;
-use z3::ast::{Bool, BV};
+use z3::ast::{Ast, Bool, BV};
 
 impl<'p> Encoding<'p> {
     /// Turns a Z3 model into a witness trace: events ordered by time, collective groups merged.
@@ -47,6 +47,16 @@ impl<'p> Encoding<'p> {
             }
         }
         events.sort();
+        // Dead reads were left open: their values (and registers computed from them) are the
+        // ones SC gives in this schedule.
+        let dead: Vec<(BV, BV)> = (0..self.mem.len())
+            .filter(|&l| self.dead.get(l) == Some(&true))
+            .filter_map(|l| {
+                let r = self.mem[l].read.clone()?;
+                Some((r, BV::from_u64(self.dead_read_value(model, l) as u64, 32)))
+            })
+            .collect();
+        let subst: Vec<(&BV, &BV)> = dead.iter().map(|(r, v)| (r, v)).collect();
         let mut steps: Vec<Step> = Vec::new();
         for (ts, t, b, pos) in events {
             let block = &prog.blocks[b as usize];
@@ -60,7 +70,7 @@ impl<'p> Encoding<'p> {
             };
             let grouped = m.rule(kind).one_time();
             let sg = prog.layout.subgroup_of(t);
-            let effects = self.effects(model, t, b, pos);
+            let effects = self.effects(model, &subst, t, b, pos);
             if let Some(last) = steps.last_mut() {
                 let same_group = grouped
                     && last.block == b
@@ -83,7 +93,21 @@ impl<'p> Encoding<'p> {
         steps
     }
 
-    fn effects(&self, model: &z3::Model, t: u32, b: BlockId, pos: u32) -> Vec<Effect> {
+    fn effects(
+        &self,
+        model: &z3::Model,
+        subst: &[(&BV, &BV)],
+        t: u32,
+        b: BlockId,
+        pos: u32,
+    ) -> Vec<Effect> {
+        let value = |v: &BV| {
+            if subst.is_empty() {
+                model_u32(model, v)
+            } else {
+                model_u32(model, &v.substitute(subst))
+            }
+        };
         let prog = self.prog;
         let block = &prog.blocks[b as usize];
         let n = block.instrs.len() as u32;
@@ -115,8 +139,8 @@ impl<'p> Encoding<'p> {
                 (Some(r), Some(w)) => out.push(Effect::Rmw {
                     thread: t,
                     cell,
-                    old: model_u32(model, r),
-                    new: model_u32(model, w),
+                    old: value(r),
+                    new: value(w),
                 }),
                 (Some(r), None) => {
                     let reg = self.written.get(&(t, b, pos)).map_or(0, |w| w.0);
@@ -124,13 +148,13 @@ impl<'p> Encoding<'p> {
                         thread: t,
                         reg,
                         cell,
-                        value: model_u32(model, r),
+                        value: value(r),
                     })
                 }
                 (None, Some(w)) => out.push(Effect::Write {
                     thread: t,
                     cell,
-                    value: model_u32(model, w),
+                    value: value(w),
                 }),
                 (None, None) => {}
             }
@@ -140,7 +164,7 @@ impl<'p> Encoding<'p> {
             out.push(Effect::Reg {
                 thread: t,
                 reg: *reg,
-                value: model_u32(model, v),
+                value: value(v),
             });
         }
         out

@@ -15,7 +15,7 @@
 use super::terms::{and, bv, eq, implies, is_false, ite, or};
 use super::{Encoding, MemEv};
 use crate::budget::{Budget, Exhausted};
-use crate::ir::GlobalInfo;
+use crate::ir::{GlobalInfo, Observable};
 use std::collections::HashMap;
 use z3::ast::{Bool, BV};
 
@@ -84,16 +84,18 @@ impl<'p> Encoding<'p> {
     pub(super) fn memory(&mut self, budget: &Budget) -> Result<(), Exhausted> {
         self.index_accesses();
         let n = self.mem.len();
-        // Conflicting accesses happen at distinct times.
+        self.dead = (0..n).map(|l| self.is_dead_read(l)).collect();
+        // Conflicting accesses happen at distinct times (a dead read's time orders nothing).
         for i in 0..n {
             budget.check("encoding memory order")?;
             let a = &self.mem[i];
             for j in self.accesses_to(a.global, a.cell) {
                 let b = &self.mem[j];
-                if j <= i || !a.conflicts(b) {
+                if j <= i || !a.conflicts(b) || self.dead[i] || self.dead[j] {
                     continue;
                 }
                 budget.check("encoding memory order")?;
+                self.races += 1;
                 let c = implies(&and(&[&a.guard, &b.guard]), &a.ts.eq(&b.ts).not());
                 self.assert(&c);
             }
@@ -110,6 +112,9 @@ impl<'p> Encoding<'p> {
             let Some(val) = self.mem[l].read.clone() else {
                 continue;
             };
+            if self.dead[l] {
+                continue;
+            }
             let ld = &self.mem[l];
             let g = &self.prog.globals[ld.global as usize];
             let stores = self.sources(l);
@@ -153,6 +158,58 @@ impl<'p> Encoding<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Is access `l` a *dead read*, a plain load whose value nothing the question sees
+    /// depends on ([`crate::ir::Deps::read_matters`])? Its reads-from and its distinctness
+    /// from conflicting stores are then left out: under SC every schedule gives a load
+    /// exactly one value, so leaving it open allows no schedule the program does not have,
+    /// and with n lanes racing on one cell this removes most of the n³ reads-from and n²
+    /// ordering constraints the solver would search through (docs/benchmarks.md). Witnesses
+    /// give a dead read the value SC gives it in the schedule found ([`Encoding::dead_read_value`]).
+    fn is_dead_read(&self, l: usize) -> bool {
+        let e = &self.mem[l];
+        if self.liveness || e.write.is_some() || e.read.is_none() || !self.present.is_empty() {
+            return false;
+        }
+        let observed: Vec<_> = (self.prog.observables.iter())
+            .filter_map(|o| match o {
+                Observable::Reg { thread, reg } if *thread == e.thread => Some(*reg),
+                _ => None,
+            })
+            .collect();
+        !self
+            .prog
+            .deps()
+            .read_matters((e.block, e.pos - 1), &observed)
+    }
+
+    /// The value dead read `l` returns in `model`: that of the latest store to its cell
+    /// before it in the witness's order (time, then thread, block and position, as
+    /// [`Encoding::decode`] sorts events; a dead read may share its time with a store), or
+    /// the cell's initial value.
+    pub(super) fn dead_read_value(&self, model: &z3::Model, l: usize) -> u32 {
+        use super::decode::{model_bool, model_u32};
+        let order = |e: &MemEv| (e.ts.eval(model).unwrap_or(0), e.thread, e.block, e.pos);
+        let ld = &self.mem[l];
+        let index = model_u32(model, &ld.index);
+        let latest = self
+            .sources(l)
+            .into_iter()
+            .map(|s| &self.mem[s])
+            .filter(|st| {
+                model_bool(model, &st.guard)
+                    && model_u32(model, &st.index) == index
+                    && order(st) < order(ld)
+            })
+            .max_by_key(|st| order(st));
+        match latest {
+            Some(st) => model_u32(model, st.write.as_ref().expect("a store")),
+            None => {
+                let g = &self.prog.globals[ld.global as usize];
+                g.init.get(index as usize).copied().unwrap_or(0)
+            }
+        }
     }
 
     /// The stores (and atomics) a load (or atomic) `l` may read from.

@@ -205,9 +205,9 @@ pub struct Encoding<'p> {
     budget: Budget,
     /// The budget of formula building: the same deadline, half the memory.
     building: Budget,
-    /// When every guard folded (only the schedule is open), a second solver with Z3's
-    /// difference-logic arithmetic (`smt.arith.solver=1`), which finds schedules far faster;
-    /// it holds the same assertions. Dropped for good if it reports the formula outside
+    /// When every guard folded (only the schedule is open) and races are sparse, a second
+    /// solver with Z3's difference-logic arithmetic (`smt.arith.solver=1`), which finds
+    /// schedules far faster ([`Encoding::settle`]); it holds the same assertions. Dropped for good if it reports the formula outside
     /// difference logic.
     dl: std::cell::OnceCell<Solver>,
     dl_ok: std::cell::Cell<bool>,
@@ -228,6 +228,11 @@ pub struct Encoding<'p> {
     liveness: bool,
     header_regs: HashMap<(u32, BlockId), Vec<BV>>,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
+    /// Per access: a dead read ([`memory`]: its reads-from is left open).
+    dead: Vec<bool>,
+    /// Pairs of conflicting accesses given distinct times: many per access (a dense race)
+    /// is the shape on which difference logic loses (`settle`).
+    races: usize,
 }
 
 /// Most milliseconds the difference-logic solver gets per call before the default solver
@@ -365,6 +370,8 @@ impl<'p> Encoding<'p> {
             liveness: opts.liveness,
             header_regs: HashMap::new(),
             ub_at: HashMap::new(),
+            dead: Vec::new(),
+            races: 0,
         };
         let budget = enc.building.clone();
         let lazy = used
@@ -416,6 +423,7 @@ impl<'p> Encoding<'p> {
                 cut = ?terms::known(&enc.cut_any),
                 depths = ?enc.prog.depths,
                 assertions = enc.solver.get_assertions().len(),
+                races = enc.races,
                 "encoded"
             );
         }
@@ -444,7 +452,14 @@ impl<'p> Encoding<'p> {
     }
 
     /// Builds what was deferred (the timing constraints), and the difference-logic solver
-    /// when every guard folded. Called before every solver call; does nothing after the first.
+    /// when every guard folded and races are sparse. Called before every solver call; does
+    /// nothing after the first.
+    ///
+    /// Sparse: at most one pair of conflicting accesses per access. Difference logic wins
+    /// where the schedule is the question (the CTS shapes: no race at all, 1.4 s where the
+    /// default solver takes 40 s) and loses where each distinct-time pair is a case split of
+    /// its graph (n lanes racing on one cell: n² pairs, 5 s where the default solver takes
+    /// 0.1 s). docs/benchmarks.md has both.
     fn settle(&self) -> Result<(), Exhausted> {
         let Some((used, resolve)) = self.deferred.borrow_mut().take() else {
             return Ok(());
@@ -454,7 +469,8 @@ impl<'p> Encoding<'p> {
             .check_memory("encoding the models' timing constraints")?;
         let open_guards = self.inb.iter().flatten().any(|b| terms::known(b).is_none());
         let wanted = std::env::var_os("TANGLE_NO_DL").is_none();
-        if wanted && !open_guards && self.dl_ok.get() && self.time_bits == 0 {
+        let sparse = self.races <= self.mem.len();
+        if wanted && !open_guards && sparse && self.dl_ok.get() && self.time_bits == 0 {
             let dl = Solver::new();
             let mut p = Params::new();
             p.set_u32("arith.solver", 1);
