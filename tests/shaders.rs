@@ -662,3 +662,87 @@ fn main(@builtin(local_invocation_index) lid : u32,
         true,
     );
 }
+
+/// Ballot helpers at `lanes` lanes, in GLSL (WGSL has none): each lane stores the nine
+/// helpers' results over three ballots, which the test computes on its own. Above 32 lanes
+/// the SPIR-V front end writes each helper over the subgroup's ballot words.
+fn ballot_helpers(lanes: u32) {
+    let n = lanes;
+    let src = format!(
+        "#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = {n}) in;
+layout(std430, binding = 0) buffer Out {{ uint data[{words}]; }} result;
+void main() {{
+  uint lane = gl_SubgroupInvocationID;
+  uvec4 b = subgroupBallot(lane % 3u == 0u || lane >= {tail}u);
+  uvec4 c = subgroupBallot(lane >= {lo}u && lane < {hi}u);
+  uvec4 z = subgroupBallot(false);
+  uint at = lane * 9u;
+  result.data[at] = subgroupBallotBitCount(b);
+  result.data[at + 1u] = subgroupBallotInclusiveBitCount(b);
+  result.data[at + 2u] = subgroupBallotExclusiveBitCount(b);
+  result.data[at + 3u] = subgroupBallotFindLSB(c);
+  result.data[at + 4u] = subgroupBallotFindMSB(c);
+  result.data[at + 5u] = subgroupBallotFindLSB(z);
+  result.data[at + 6u] = subgroupBallotFindMSB(b);
+  result.data[at + 7u] = subgroupBallotBitExtract(b, (lane * 37u) % {n}u) ? 1u : 0u;
+  result.data[at + 8u] = subgroupInverseBallot(c) ? 1u : 0u;
+}}
+",
+        words = 9 * n,
+        tail = n - 5,
+        lo = n / 2 + 3,
+        hi = n - 2,
+    );
+    let b = |l: u32| l.is_multiple_of(3) || l >= n - 5;
+    let c = |l: u32| l >= n / 2 + 3 && l < n - 2;
+    let count =
+        |f: &dyn Fn(u32) -> bool, upto: u32| (0..upto.min(n)).filter(|&l| f(l)).count() as u32;
+    let mut expected = Vec::new();
+    for l in 0..n {
+        expected.extend([
+            count(&b, n),
+            count(&b, l + 1),
+            count(&b, l),
+            n / 2 + 3,
+            n - 3,
+            u32::MAX,
+            n - 1,
+            u32::from(b((l * 37) % n)),
+            u32::from(c(l)),
+        ]);
+    }
+    let path = temp(&format!("ballot_helpers{n}"), "comp");
+    std::fs::write(&path, src).unwrap();
+    let l = Launch {
+        expect: vec![(
+            "result".into(),
+            write_words(&format!("ballot_helpers{n}"), &expected),
+        )],
+        ..launch(n)
+    };
+    let test = tangle::load(&path, &l).unwrap_or_else(|d| panic!("{d}"));
+    let opts = Options::default().with_timeout_ms(Some(120_000));
+    let prog = query::compile(&test, opts.unroll).unwrap();
+    let models: Vec<Model> = ["CM", "SSO"]
+        .iter()
+        .map(|m| Model::by_name(m).unwrap())
+        .collect();
+    for a in query::analyse_models(&test, &prog, &models, &opts) {
+        assert_eq!(
+            a.verdict,
+            Verdict::Forbidden,
+            "{n} lanes, {}: {:?}",
+            a.model,
+            a.witness_differs
+        );
+    }
+}
+
+#[test]
+fn ballot_helpers_read_every_word_of_the_ballot() {
+    for lanes in [16, 64, 128] {
+        ballot_helpers(lanes);
+    }
+}

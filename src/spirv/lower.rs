@@ -2298,20 +2298,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             )
                         }
                     };
-                    vec![self.ballot_call(f, b, vec![], s, i)?]
+                    vec![self.ballot_call(f, b, vec![], s, i, out)?]
                 }
                 Op::GroupNonUniformBallotBitExtract => {
                     let b = self.operand_words(i, 1)?;
                     let k = self.operand_word(i, 2)?;
-                    vec![self.ballot_call(LocalFn::BallotBitExtract, b, vec![k], s, i)?]
+                    vec![self.ballot_call(LocalFn::BallotBitExtract, b, vec![k], s, i, out)?]
                 }
                 Op::GroupNonUniformBallotFindLSB => {
                     let b = self.operand_words(i, 1)?;
-                    vec![self.ballot_call(LocalFn::BallotFindLsb, b, vec![], s, i)?]
+                    vec![self.ballot_call(LocalFn::BallotFindLsb, b, vec![], s, i, out)?]
                 }
                 Op::GroupNonUniformBallotFindMSB => {
                     let b = self.operand_words(i, 1)?;
-                    vec![self.ballot_call(LocalFn::BallotFindMsb, b, vec![], s, i)?]
+                    vec![self.ballot_call(LocalFn::BallotFindMsb, b, vec![], s, i, out)?]
                 }
                 Op::GroupNonUniformInverseBallot => {
                     let b = self.operand_words(i, 1)?;
@@ -2319,7 +2319,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         kind: ExprKind::Builtin(Builtin::Lane),
                         span: s,
                     };
-                    vec![self.ballot_call(LocalFn::BallotBitExtract, b, vec![lane], s, i)?]
+                    vec![self.ballot_call(LocalFn::BallotBitExtract, b, vec![lane], s, i, out)?]
                 }
                 other => return err(i, format!("the group operation {other:?} is not supported")),
             }
@@ -2328,30 +2328,134 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
-    /// A ballot helper over a `uvec4` ballot: tangle's ballot helpers read the low word (and
-    /// lanes 32..63 in the second word through the shared `eval` rules).
+    /// A ballot helper over a `uvec4` ballot. tangle's ballot helpers read one 32-bit word;
+    /// above 32 lanes the helper is written over the words the subgroup has (one per 32
+    /// lanes), each word bound once to a register first: a word may be a subgroup op or a
+    /// variable's value, which must not be evaluated twice.
+    #[allow(clippy::too_many_arguments)]
     fn ballot_call(
-        &self,
+        &mut self,
         f: LocalFn,
         b: Vec<Expr>,
         extra: Vec<Expr>,
         s: Span,
         at: &Instruction,
+        out: &mut Vec<Stmt>,
     ) -> Res<Expr> {
         if b.len() != 4 {
             return err(at, "a ballot that is not a uvec4");
         }
-        if self.dims.subgroup > 32 {
-            return err(
-                at,
-                "ballot helpers over subgroups of more than 32 lanes are not supported",
-            );
-        }
-        let mut args = vec![b[0].clone()];
-        args.extend(extra);
-        Ok(Expr {
+        let call = |f: LocalFn, args: Vec<Expr>| Expr {
             kind: ExprKind::Call(f, args),
             span: s,
+        };
+        let n = self.dims.subgroup.div_ceil(32).clamp(1, 4) as usize;
+        if n == 1 {
+            let mut args = vec![b[0].clone()];
+            args.extend(extra);
+            return Ok(call(f, args));
+        }
+        let r = result(at)?;
+        let mut once = |k: &str, e: Expr, out: &mut Vec<Stmt>| -> Expr {
+            if matches!(e.kind, ExprKind::Lit(_) | ExprKind::Builtin(_))
+                || matches!(&e.kind, ExprKind::Reg(x) if !self.variables.contains(x))
+            {
+                return e;
+            }
+            let name = self.fresh(r, k);
+            self.taken.insert(name.clone());
+            out.push(self.stmt(
+                StmtKind::Assign {
+                    reg: name.clone(),
+                    value: e,
+                },
+                s,
+            ));
+            reg(&name, s)
+        };
+        let w: Vec<Expr> = (b.into_iter().take(n).enumerate())
+            .map(|(k, e)| once(&format!("_w{k}"), e, out))
+            .collect();
+        let extra: Vec<Expr> = extra.into_iter().map(|e| once("_i", e, out)).collect();
+        let num = |v: u32| lit(v, s);
+        let bin = |op: BinOp, a: Expr, b: Expr| Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            span: s,
+        };
+        let pick = |c: Expr, a: Expr, b: Expr| Expr {
+            kind: ExprKind::Ternary(Box::new(c), Box::new(a), Box::new(b)),
+            span: s,
+        };
+        let lane = Expr {
+            kind: ExprKind::Builtin(Builtin::Lane),
+            span: s,
+        };
+        let nonzero = |e: &Expr| bin(BinOp::Ne, e.clone(), num(0));
+        let sum = |parts: Vec<Expr>| {
+            (parts.into_iter())
+                .reduce(|a, b| bin(BinOp::Add, a, b))
+                .expect("at least one word")
+        };
+        Ok(match f {
+            LocalFn::BallotBitCount => sum(w.iter().map(|x| call(f, vec![x.clone()])).collect()),
+            LocalFn::BallotInclusiveBitCount | LocalFn::BallotExclusiveBitCount => {
+                // Word k counts its bits below lane - 32k (+1 inclusive), all of them when
+                // that is 32 or more (a shift by 32 or more gives 0, minus 1 all ones), none
+                // when the lane is below the word.
+                let inc = u32::from(f == LocalFn::BallotInclusiveBitCount);
+                let parts = (w.iter().enumerate())
+                    .map(|(k, x)| {
+                        let base = 32 * k as u32;
+                        let width = bin(
+                            BinOp::Add,
+                            bin(BinOp::Sub, lane.clone(), num(base)),
+                            num(inc),
+                        );
+                        let below = bin(BinOp::Sub, bin(BinOp::Shl, num(1), width), num(1));
+                        let count = call(
+                            LocalFn::BallotBitCount,
+                            vec![bin(BinOp::BitAnd, x.clone(), below)],
+                        );
+                        if k == 0 {
+                            count
+                        } else {
+                            pick(bin(BinOp::Ge, lane.clone(), num(base)), count, num(0))
+                        }
+                    })
+                    .collect();
+                sum(parts)
+            }
+            LocalFn::BallotBitExtract => {
+                // Bit i of the word holding it; past the last word, 0.
+                let i = extra[0].clone();
+                let mut acc = call(
+                    f,
+                    vec![
+                        w[n - 1].clone(),
+                        bin(BinOp::Sub, i.clone(), num(32 * (n as u32 - 1))),
+                    ],
+                );
+                for k in (0..n - 1).rev() {
+                    let base = 32 * k as u32;
+                    let here = call(f, vec![w[k].clone(), bin(BinOp::Sub, i.clone(), num(base))]);
+                    acc = pick(bin(BinOp::Lt, i.clone(), num(base + 32)), here, acc);
+                }
+                acc
+            }
+            LocalFn::BallotFindLsb | LocalFn::BallotFindMsb => {
+                // The first non-zero word from the low (LSB) or high (MSB) end; none: -1.
+                let order: Vec<usize> = if f == LocalFn::BallotFindLsb {
+                    (0..n).rev().collect()
+                } else {
+                    (0..n).collect()
+                };
+                let mut acc = num(u32::MAX);
+                for k in order {
+                    let found = bin(BinOp::Add, num(32 * k as u32), call(f, vec![w[k].clone()]));
+                    acc = pick(nonzero(&w[k]), found, acc);
+                }
+                acc
+            }
         })
     }
 
