@@ -278,6 +278,40 @@ struct Explorer<'p> {
     written: std::cell::RefCell<BTreeSet<u32>>,
     /// Liveness: loop edges are visible steps and threads record that they started.
     liveness: bool,
+    /// Per static loop: may two threads be at any distance in it without it mattering
+    /// ([`loose_loops`]); for two threads of one subgroup, and of different subgroups.
+    loose: Vec<[bool; 2]>,
+}
+
+/// Per static loop, whether the iteration offset between two threads inside it can matter,
+/// for two threads of one subgroup (`[0]`) and of different subgroups (`[1]`); `true`: it
+/// cannot, and places ([`StateGraph`]) forget it.
+///
+/// Within a subgroup, which iteration a thread is in decides which dynamic block it is in,
+/// and that matters only to steps that are not taken alone: subgroup ops and barriers in the
+/// loop, or labels, branches and memory steps of a class that groups or synchronises. When
+/// the loop holds none, a thread's steps in it never wait for and never join another's, and
+/// the threads after the loop see it undecided at any iteration alike. Across subgroups only
+/// a workgroup barrier in the loop relates iterations (quorum barriers meet by name).
+fn loose_loops(prog: &Program, model: &Model) -> Vec<[bool; 2]> {
+    let alone = [Kind::Label, Kind::Branch, Kind::Memory]
+        .iter()
+        .all(|&k| model.rule(k).members == Members::Alone);
+    let mut loose = vec![[alone, true]; prog.cfg.loops.len()];
+    for b in &prog.cfg.blocks {
+        for ins in &b.instrs {
+            let (in_sg, across) = match ins.op {
+                Op::WorkgroupBarrier => (true, true),
+                Op::SgOp { .. } | Op::SubgroupBarrier | Op::QuorumBarrier { .. } => (true, false),
+                _ => (false, false),
+            };
+            for &l in &b.loops {
+                loose[l][0] &= !in_sg;
+                loose[l][1] &= !across;
+            }
+        }
+    }
+    loose
 }
 
 /// Explores every execution of `prog` under `model`.
@@ -362,6 +396,7 @@ fn explore_with<'p>(
         mattered: Cell::new(false),
         written: Default::default(),
         liveness: opts.liveness,
+        loose: loose_loops(prog, model),
     };
     let init = State {
         threads: (0..prog.layout.threads)
@@ -1715,24 +1750,36 @@ impl<'p> Explorer<'p> {
 
     /// A state's place (see [`StateGraph`]): the state with every block instance replaced by
     /// its static block and the iteration offsets to the other threads' blocks of the same
-    /// workgroup (and, for lazy instances and sealed blocks, to their subgroup's threads).
+    /// workgroup, as far out as they can matter ([`loose_loops`]) (and, for lazy instances
+    /// and sealed blocks, all of them, to their subgroup's threads).
     fn place_key(&self, s: &State) -> Vec<u32> {
         let prog = self.prog;
         let lay = &prog.layout;
         let mut k = Vec::new();
-        // Where block `b` stands relative to the live threads of `range`.
-        let relative = |k: &mut Vec<u32>, b: BlockId, range: std::ops::Range<u32>| {
-            k.push(prog.blocks[b as usize].sblock as u32);
-            for u in range {
-                let t = &s.threads[u as usize];
-                if !t.done {
+        // Where block `b` stands relative to the live threads of `range`; with `of`, the
+        // thread at `b`, only the offsets that can matter between it and each of them.
+        let relative =
+            |k: &mut Vec<u32>, b: BlockId, range: std::ops::Range<u32>, of: Option<u32>| {
+                k.push(prog.blocks[b as usize].sblock as u32);
+                for u in range {
+                    let t = &s.threads[u as usize];
+                    if t.done {
+                        continue;
+                    }
                     let at = k.len();
                     k.push(0);
                     prog.iteration_offsets(b, t.block, k);
+                    if let Some(me) = of {
+                        let apart = (lay.subgroup_of(me) != lay.subgroup_of(u)) as usize;
+                        let loops = &prog.cfg.blocks[prog.blocks[b as usize].sblock].loops;
+                        let keep = (loops.iter().take(k.len() - at - 1))
+                            .take_while(|&&l| !self.loose[l][apart])
+                            .count();
+                        k.truncate(at + 1 + keep);
+                    }
                     k[at] = (k.len() - at) as u32;
                 }
-            }
-        };
+            };
         for (u, t) in s.threads.iter().enumerate() {
             k.extend([t.done as u32, t.started as u32]);
             if t.done {
@@ -1745,10 +1792,10 @@ impl<'p> Explorer<'p> {
             k.push(t.pending.len() as u32);
             for &(r, (sg, b, i)) in &t.pending {
                 k.extend([r, sg, i]);
-                relative(&mut k, b, lay.subgroup_threads(sg));
+                relative(&mut k, b, lay.subgroup_threads(sg), None);
             }
             let wg = lay.workgroup_of(u as u32);
-            relative(&mut k, t.block, lay.workgroup_threads(wg));
+            relative(&mut k, t.block, lay.workgroup_threads(wg), Some(u as u32));
         }
         k.push(u32::MAX);
         k.extend(&s.mem);
@@ -1757,13 +1804,13 @@ impl<'p> Explorer<'p> {
         k.push(s.sealed.len() as u32);
         for &(sg, b) in &s.sealed {
             k.push(sg);
-            relative(&mut k, b, lay.subgroup_threads(sg));
+            relative(&mut k, b, lay.subgroup_threads(sg), None);
         }
         k.push(s.lazy.len() as u32);
         for l in &s.lazy {
             let (sg, b, i) = l.key;
             k.extend([sg, i]);
-            relative(&mut k, b, lay.subgroup_threads(sg));
+            relative(&mut k, b, lay.subgroup_threads(sg), None);
             k.push(l.issued.len() as u32);
             for (lane, vals) in &l.issued {
                 k.push(*lane);
