@@ -64,23 +64,29 @@ fn explorer_and_smt_agree_on_every_suite_file() {
     );
 }
 
+/// Random program `seed`: 2 or 3 lanes, one subgroup or (one seed in four) two.
+fn random_program(seed: u64) -> (String, tangle::syntax::ast::Test) {
+    use tangle::gen::{generate, GenConfig};
+    let cfg = GenConfig {
+        lanes: 2 + (seed % 2) as u32,
+        subgroups: if seed.is_multiple_of(4) { 2 } else { 1 },
+        ..GenConfig::default()
+    };
+    let text = generate(seed, &cfg);
+    let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
+    (text, test)
+}
+
 /// A few hundred random programs (2-4 lanes, 1-2 subgroups, loops, atomics, every subgroup
 /// op): both engines must find the same outcome sets. The soak example runs many more.
 #[test]
 fn explorer_and_smt_agree_on_random_programs() {
-    use tangle::gen::{generate, GenConfig};
     use tangle::query::crosscheck::crosscheck;
     let mut compared = 0;
     let mut bad = Vec::new();
     // At most 4 threads keeps this in cargo test's budget; the soak example goes wider.
     for seed in 0..200u64 {
-        let cfg = GenConfig {
-            lanes: 2 + (seed % 2) as u32,
-            subgroups: if seed % 4 == 0 { 2 } else { 1 },
-            ..GenConfig::default()
-        };
-        let text = generate(seed, &cfg);
-        let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
+        let (text, test) = random_program(seed);
         let r = crosscheck(&test, 50_000, 4).unwrap();
         compared += r.compared;
         if !r.disagreements.is_empty() {
@@ -216,18 +222,11 @@ fn engines_agree_on_random_programs_with_quorum_barriers() {
 #[test]
 fn smt_witnesses_read_what_memory_holds() {
     use std::collections::HashMap;
-    use tangle::gen::{generate, GenConfig};
     let mut replayed = 0;
     let mut dead_reads = 0;
     let mut bad = Vec::new();
     for seed in 0..110u64 {
-        let cfg = GenConfig {
-            lanes: 2 + (seed % 2) as u32,
-            subgroups: if seed % 4 == 0 { 2 } else { 1 },
-            ..GenConfig::default()
-        };
-        let text = generate(seed, &cfg);
-        let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
+        let (text, test) = random_program(seed);
         let prog = query::compile(&test, 4).unwrap();
         let mut init: HashMap<String, u32> = HashMap::new();
         for g in &prog.globals {
