@@ -28,7 +28,7 @@
 //! with why; the explorer decides those.
 
 use super::decode::model_bool;
-use super::terms::{and, bv, eq, implies, is_false, is_true, not, or};
+use super::terms::{and, bv, eq, implies, is_false, is_true, known, not, or};
 use super::time::Time;
 use super::{Answer, Encoding, SmtOptions};
 use crate::budget::Exhausted;
@@ -257,6 +257,17 @@ impl<'p> Encoding<'p> {
             self.assert(&implies(&l, &fair));
             rejected.push(l);
         }
+        let fixed: Vec<[Option<bool>; 4]> = (0..threads)
+            .map(|t| [&st.term[t], &st.started[t], &st.blocked[t], &st.spin[t]].map(known))
+            .collect();
+        let impossible = |v: &[ThreadStatus]| {
+            v.iter().zip(&fixed).any(|(s, f)| {
+                [s.terminated, s.started, s.blocked, s.moves]
+                    .iter()
+                    .zip(f)
+                    .any(|(b, k)| k.is_some_and(|k| k != *b))
+            })
+        };
         for _ in 0..MAX_CANDIDATES {
             let mut a = self.model_lits(m);
             a.push(l_hang.clone());
@@ -284,9 +295,13 @@ impl<'p> Encoding<'p> {
             }
             // Not fair: rule out this vector, and every vector that differs from it only in
             // threads the rejection does not depend on (checked exhaustively, so the clause
-            // never rules out a fair hang).
+            // never rules out a fair hang). A vector no execution can have (a status folded to
+            // a constant, e.g. a thread with no loop never spins) counts as rejected: without
+            // that, such a thread's impossible spinning kept it in every core, and six
+            // threads could take more candidates than allowed, depending on the solver's luck.
             let kept = rejection_core(&status, &|v| {
-                v.iter().all(|s| s.terminated)
+                impossible(v)
+                    || v.iter().all(|s| s.terminated)
                     || progress.fair(&|r, d| lay.scope_members(r, d), v).is_none()
             });
             let same: Vec<Bool> = kept
