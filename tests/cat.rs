@@ -468,8 +468,9 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
 /// A sample of Dartagnan's PTX v7.5 tests with their published results
 /// (`tests/data/dartagnan-ptx`, MIT): scoped release/acquire, `fence.sc` (`sync_fence`),
 /// dependencies (`LB-dlb`: control and data), atomics and reductions, CTA barriers, and
-/// `Co-Total-3-threads-scope-same`, which needs PTX's partial coherence. Both engines agree
-/// with every row.
+/// `Co-Total-3-threads-scope-same`, which needs PTX's partial coherence, and barriers named by
+/// an id (`SB+named-bar-*`: `bar.cta.sync 1, r2` meets only the barriers whose id is equal at
+/// run time). Both engines agree with every row.
 #[test]
 fn dartagnan_ptx_sample_matches_the_published_table() {
     let dir = Path::new("tests/data/dartagnan-ptx");
@@ -492,7 +493,7 @@ fn dartagnan_ptx_sample_matches_the_published_table() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 46);
+    assert_eq!(checked, 58);
 }
 
 /// The PTX dialect: one subgroup per thread, CTAs as workgroups, GPUs as queue families;
@@ -518,9 +519,9 @@ fn ptx_dialect_places_threads_and_refuses_what_it_cannot_read() {
     assert!(stores[1].tags.iter().any(|t| t == "SUR"));
     for (src, line, what) in [
         (
-            "PTX q\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n bar.cta.sync 1, 1 ;\nexists (P0:r0 == 0)\n",
+            "PTX q\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n bar.cta.sync r1, 1 ;\nexists (P0:r0 == 0)\n",
             6,
-            "without a quorum",
+            "the instance `r1` must be a number",
         ),
         (
             "PTX q\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n bar.cta.sync 1, r1, 2 ;\nexists (P0:r0 == 0)\n",
@@ -744,5 +745,47 @@ fn ptx_coherence_is_partial() {
             Some(false),
             "{engine:?}"
         );
+    }
+}
+
+/// Barriers named by an id (`bar.cta.sync 1, ID`) meet only those of the same name whose ids
+/// are equal at run time, and never one without an id (`bar.cta.sync 1`): store buffering
+/// across two barriers is forbidden exactly when they meet. Both engines, through the
+/// litmus language's `fence(id(E), ...)` that `tangle show` prints.
+#[test]
+fn barriers_named_by_an_id_meet_when_their_ids_are_equal() {
+    let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
+    for (p0, r2, p1, meet) in [
+        ("1, r2", 0, "1, r3", true),
+        ("1, r2", 1, "1, r3", false),
+        ("1, r2", 0, "1, 0", true),
+        ("1, r2", 1, "1, 0", false),
+        ("1, 0", 0, "1, 0", true),
+        ("1, 0", 0, "1, 2", false),
+        ("1, r2", 0, "1", false),
+        ("1", 0, "1", true),
+        ("1, r2", 0, "2, r3", false),
+    ] {
+        let src = format!(
+            "PTX sb\n{{\nx=0;\ny=0;\nP0:r2={r2};\n}}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+             st.weak x, 1 | st.weak y, 1 ;\n bar.cta.sync {p0} | bar.cta.sync {p1} ;\n \
+             ld.weak r0, y | ld.weak r1, x ;\nexists (P0:r0 == 0 /\\ P1:r1 == 0)\n"
+        );
+        let test = tangle::dialect::ptx::parse("sb.litmus", src.as_bytes()).unwrap();
+        let shown = tangle::syntax::print::to_litmus(&test);
+        let again = tangle::syntax::parse("shown.litmus", shown.as_bytes())
+            .unwrap_or_else(|d| panic!("{}\n{shown}", d.render(false)));
+        assert_eq!(shown.contains("id("), p0.contains(','), "{shown}");
+        for t in [&test, &again] {
+            for engine in [Engine::Explore, Engine::Smt] {
+                let a = analyse_with(t, "SSO", engine, &ptx);
+                assert_eq!(
+                    a.condition_holds,
+                    Some(!meet),
+                    "{p0} (r2 = {r2}) | {p1}, {engine:?}: {:?}",
+                    a.verdict
+                );
+            }
+        }
     }
 }

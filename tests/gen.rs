@@ -83,7 +83,10 @@ impl Census {
             StmtKind::Barrier(BarrierScope::Subgroup) => "subgroupBarrier",
             // The generator writes none (the list of kinds it writes is checked below).
             StmtKind::Barrier(BarrierScope::Quorum { .. }) => "quorumBarrier",
-            StmtKind::Fence => "fence",
+            StmtKind::Fence { id } => {
+                id.iter().for_each(|e| self.expr(e));
+                "fence"
+            }
             StmtKind::Barrier(BarrierScope::Workgroup) => {
                 self.nested_barrier |= depth > 0;
                 "barrier"

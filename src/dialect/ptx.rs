@@ -299,7 +299,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
             if !cx.want(&args, 0, op, "fence.sc.gpu") {
                 return None;
             }
-            (StmtKind::Fence, tags)
+            (StmtKind::Fence { id: None }, tags)
         }
         "bar" => {
             if mods != ["cta", "sync"] {
@@ -312,19 +312,24 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 cx.err(what);
                 return None;
             }
-            if args.len() > 1 {
+            if args.len() == 2 {
+                let (name, id) = cx.barrier_id(&args, "bar.cta.sync instance, id")?;
+                let tags = vec!["CBAR".into(), "CTA".into(), name];
+                (StmtKind::Fence { id: Some(id) }, tags)
+            } else if args.len() > 2 {
                 let scope = cx.quorum_barrier(&args, "bar.cta.sync instance, id, quorum")?;
                 return Some(Ins::Stmt(Stmt {
                     kind: StmtKind::Barrier(scope),
                     span: cx.sp,
                     tags: vec!["CTA".into()],
                 }));
+            } else {
+                if !cx.want(&args, 1, op, "bar.cta.sync ID") {
+                    return None;
+                }
+                let tags = vec!["CBAR".into(), "CTA".into(), format!("#cbar{}", args[0])];
+                (StmtKind::Fence { id: None }, tags)
             }
-            if !cx.want(&args, 1, op, "bar.cta.sync ID") {
-                return None;
-            }
-            let tags = vec!["CBAR".into(), "CTA".into(), format!("#cbar{}", args[0])];
-            (StmtKind::Fence, tags)
         }
         _ => {
             cx.err(format!("unknown PTX instruction `{op}`"));

@@ -21,7 +21,7 @@ use crate::syntax::ast::{
     Test,
 };
 use crate::vocab::{BinOp, Builtin};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What one dialect of the table says that the others do not.
 pub(crate) trait Dialect {
@@ -69,12 +69,6 @@ impl Cell<'_, '_> {
     /// barrier, met by the threads of a workgroup whose instance and id agree. Its name is
     /// `INSTANCE * 65536 + ID` (both below 65536). `form` is the instruction's form, for errors.
     pub fn quorum_barrier(&mut self, args: &[&str], form: &str) -> Option<BarrierScope> {
-        if args.len() == 2 {
-            self.err(format!(
-                "a barrier id without a quorum (`{form}` without its last operand) is not supported yet"
-            ));
-            return None;
-        }
         if !self.want(args, 3, form.split(' ').next().unwrap_or(form), form) {
             return None;
         }
@@ -99,6 +93,21 @@ impl Cell<'_, '_> {
             name: instance << 16 | id,
             quorum,
         })
+    }
+
+    /// A barrier named by an id, `INSTANCE, ID` (the id a number or a register): Dartagnan's
+    /// named barrier without a quorum, read as a meeting like `INSTANCE` alone (a fence
+    /// tagged `CBAR` and `#cbarINSTANCE`) that meets only the barriers whose ids are equal at
+    /// run time (docs/memory-models.md). Returns the name tag and the id.
+    pub fn barrier_id(&mut self, args: &[&str], form: &str) -> Option<(String, Expr)> {
+        if parse_int(args[0]).is_err() {
+            self.err(format!(
+                "`{form}`: the instance `{}` must be a number",
+                args[0]
+            ));
+            return None;
+        }
+        Some((format!("#cbar{}", args[0]), self.value(args[1])?))
     }
 
     /// A number or a register.
@@ -604,9 +613,22 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
         }
     }
     // The kernel: `if (tid == T0) {...} else if (tid == T1) {...}`; register initial values
-    // are assignments at the top of their thread's arm.
+    // are assignments at the top of their thread's arm, and so is `r = 0` for a register
+    // that is only read (registers start at 0; the litmus language declares a register by
+    // assigning it, so what `tangle show` prints reads back).
+    let mut arms = Vec::with_capacity(n);
+    for c in &code {
+        arms.push(structure(r, d.name(), c)?);
+    }
+    let mut assigned: BTreeSet<String> = reg_init.iter().map(|i| i.1.clone()).collect();
+    for arm in &arms {
+        crate::syntax::ast::assigned_registers(arm, &mut |name| {
+            assigned.insert(name.to_string());
+        });
+    }
     let mut chain: Vec<Stmt> = Vec::new();
-    for t in (0..n).rev() {
+    for (t, arm) in arms.into_iter().enumerate().rev() {
+        let sp = heads[t].span;
         let mut body = Vec::new();
         for (rt, reg, v, sp) in &reg_init {
             if *rt as usize == t {
@@ -619,8 +641,16 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
                 ));
             }
         }
-        body.extend(structure(r, d.name(), &code[t])?);
-        let sp = heads[t].span;
+        for reg in registers[t].iter().filter(|g| !assigned.contains(*g)) {
+            body.push(stmt(
+                StmtKind::Assign {
+                    reg: reg.clone(),
+                    value: lit(0, sp),
+                },
+                sp,
+            ));
+        }
+        body.extend(arm);
         let cond = Expr {
             kind: ExprKind::Binary(
                 BinOp::Eq,

@@ -205,10 +205,18 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
             if bad_mods(cx, &extra) || !cx.want(&args, 0, op, "membar.sem.scope") {
                 return None;
             }
-            StmtKind::Fence
+            StmtKind::Fence { id: None }
         }
         "cbar" => {
-            if args.len() > 1 {
+            if args.len() == 2 {
+                if bad_mods(cx, &extra) {
+                    return None;
+                }
+                let (name, id) = cx.barrier_id(&args, "cbar.sem.scope instance, id")?;
+                tags.push("CBAR".into());
+                tags.push(name);
+                StmtKind::Fence { id: Some(id) }
+            } else if args.len() > 2 {
                 if bad_mods(cx, &extra) {
                     return None;
                 }
@@ -220,7 +228,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 }
                 tags.push("CBAR".into());
                 tags.push(format!("#cbar{}", args[0]));
-                StmtKind::Fence
+                StmtKind::Fence { id: None }
             }
         }
         "avdevice" | "visdevice" => {
@@ -228,7 +236,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 return None;
             }
             tags.push(op.to_ascii_uppercase());
-            StmtKind::Fence
+            StmtKind::Fence { id: None }
         }
         "mov" | "add" | "sub" | "and" | "or" | "xor" => cx.local(op, &args)?,
         _ => {

@@ -1177,7 +1177,17 @@ impl<'p> Explorer<'p> {
                             reg: *dst,
                         });
                     }
-                    Op::Fence => self.record(&mut s, u, (block, i, false), What::Fence),
+                    Op::Fence { id } => {
+                        let id = match id
+                            .as_ref()
+                            .map(|e| self.eval(&s, u, e, ch).map(|m| m.v))
+                            .transpose()
+                        {
+                            Ok(id) => id,
+                            Err(k) => return ub(step, k),
+                        };
+                        self.record(&mut s, u, (block, i, false), What::Fence { id })
+                    }
                     Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
                     Op::QuorumBarrier { .. } => unreachable!("stepped by quorum_barrier"),
                 }
@@ -1333,9 +1343,17 @@ impl<'p> Explorer<'p> {
                             step.effects.push(Effect::Speculated);
                         }
                     }
-                    Op::Fence => {
+                    Op::Fence { id } => {
                         for &m in members {
-                            self.record(&mut s, m, (block, i, true), What::Fence);
+                            let id = match id
+                                .as_ref()
+                                .map(|e| self.eval(&s, m, e, ch).map(|m| m.v))
+                                .transpose()
+                            {
+                                Ok(id) => id,
+                                Err(k) => return ub(step, k),
+                            };
+                            self.record(&mut s, m, (block, i, true), What::Fence { id });
                         }
                     }
                     Op::QuorumBarrier { .. } => unreachable!("stepped by quorum_barrier"),

@@ -137,7 +137,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
         temps: 0,
         tags: Vec::new(),
     };
-    collect_regs(&test.kernel, &mut |name| {
+    ast::assigned_registers(&test.kernel, &mut |name| {
         lw.reg(name);
     });
     let first = test.kernel.first().map_or(Span::default(), |s| s.span);
@@ -164,38 +164,6 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
         },
         observables,
         prop,
-    }
-}
-
-/// Calls `f` on every register name assigned in `stmts`, in source order.
-fn collect_regs(stmts: &[ast::Stmt], f: &mut dyn FnMut(&str)) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Assign { reg, .. } | StmtKind::Load { reg, .. } => f(reg),
-            StmtKind::Atomic { reg: Some(reg), .. } => f(reg),
-            StmtKind::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                collect_regs(then_body, f);
-                collect_regs(else_body, f);
-            }
-            StmtKind::While { body, .. } => collect_regs(body, f),
-            StmtKind::Loop { body, continuing } => {
-                collect_regs(body, f);
-                collect_regs(continuing, f);
-            }
-            StmtKind::For {
-                init, step, body, ..
-            } => {
-                for s in init.iter().chain(step.iter()) {
-                    collect_regs(std::slice::from_ref(s), f);
-                }
-                collect_regs(body, f);
-            }
-            _ => {}
-        }
     }
 }
 
@@ -344,7 +312,10 @@ impl Lowerer {
                 },
                 span,
             ),
-            StmtKind::Fence => self.emit(cur, Op::Fence, span),
+            StmtKind::Fence { id } => {
+                let id = id.as_ref().map(|e| self.expr(e, cur));
+                self.emit(cur, Op::Fence { id }, span)
+            }
             StmtKind::If {
                 cond,
                 then_body,

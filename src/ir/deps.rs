@@ -121,7 +121,7 @@ pub fn analyse(prog: &Program) -> Deps {
                 Op::SubgroupBarrier
                 | Op::WorkgroupBarrier
                 | Op::QuorumBarrier { .. }
-                | Op::Fence => {}
+                | Op::Fence { .. } => {}
             }
         }
         let mut ctrl_out = ctrl;
@@ -154,7 +154,7 @@ pub fn analyse(prog: &Program) -> Deps {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::{Observable, Op, Program};
+    use crate::ir::{Op, Program};
 
     fn program(kernel: &str, cond: &str) -> Program {
         let text = format!(
@@ -167,17 +167,11 @@ mod tests {
 
     /// Whether each load of the program matters to thread `t`, in program order.
     fn loads_matter(p: &Program, t: u32) -> Vec<bool> {
-        let observed: Vec<_> = (p.observables.iter())
-            .filter_map(|o| match o {
-                Observable::Reg { thread, reg } if *thread == t => Some(*reg),
-                _ => None,
-            })
-            .collect();
         let mut out = Vec::new();
         for (b, blk) in p.blocks.iter().enumerate() {
             for (i, ins) in blk.instrs.iter().enumerate() {
                 if matches!(ins.op, Op::Load { .. }) {
-                    out.push(p.deps().read_matters((b as u32, i as u32), &observed));
+                    out.push(p.read_matters(t, (b as u32, i as u32)));
                 }
             }
         }

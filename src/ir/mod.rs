@@ -63,15 +63,18 @@ pub enum Op {
     /// `barrier(quorum(name, quorum))` (kind barrier): met by name across the workgroup; the
     /// first `quorum` threads to wait pass together, later ones alone (docs/semantics.md).
     QuorumBarrier { name: u32, quorum: u32 },
-    /// A memory barrier (kind memory): no access, only ordering for a memory model.
-    Fence,
+    /// A memory barrier (kind memory): no access, only ordering for a memory model. With
+    /// an `id`, fences that meet by a `#name` tag meet only when their ids are equal.
+    Fence { id: Option<Expr> },
 }
 
 impl Op {
     pub fn kind(&self) -> Kind {
         match self {
             Op::Local { .. } => Kind::Local,
-            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Fence => Kind::Memory,
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Fence { .. } => {
+                Kind::Memory
+            }
             Op::SgOp { .. } => Kind::Sgop,
             Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } => Kind::Barrier,
         }
@@ -92,7 +95,8 @@ impl Op {
                 args.iter().for_each(|a| a.regs(&mut out));
             }
             Op::SgOp { args, .. } => args.iter().for_each(|a| a.regs(&mut out)),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } | Op::Fence => {}
+            Op::Fence { id } => id.iter().for_each(|e| e.regs(&mut out)),
+            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } => {}
         }
         out
     }

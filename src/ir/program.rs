@@ -121,6 +121,18 @@ impl Deps {
 }
 
 impl Program {
+    /// Can the value of the read at `at`, in thread `thread`, matter to the question
+    /// ([`Deps::read_matters`], with the registers of that thread the condition observes)?
+    pub fn read_matters(&self, thread: u32, at: Pos) -> bool {
+        let observed: Vec<_> = (self.observables.iter())
+            .filter_map(|o| match o {
+                super::Observable::Reg { thread: t, reg } if *t == thread => Some(*reg),
+                _ => None,
+            })
+            .collect();
+        self.deps().read_matters(at, &observed)
+    }
+
     /// Is block `to` reachable from block `from` by at least one edge? This is what makes a
     /// thread *undecided* for a dynamic block (docs/semantics.md §2).
     pub fn reaches(&self, from: BlockId, to: BlockId) -> bool {

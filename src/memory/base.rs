@@ -35,6 +35,9 @@ pub struct EventInfo {
     /// A quorum barrier passed in the step that opened it (the symbolic engine: that may;
     /// it adds the condition itself).
     pub released: bool,
+    /// A fence's id at run time (`fence(id(E), ...)`); the symbolic engine leaves it `None`
+    /// and adds the condition that ids be equal itself.
+    pub id: Option<u32>,
     pub kind: EventKind,
 }
 
@@ -78,7 +81,8 @@ pub const KNOWN_TAGS: &[&str] = &[
 
 /// The relations [`sinst`] decides: between quorum barriers they hold only from one that
 /// passed in the opening step (`EventInfo::released`; the symbolic engine adds that
-/// condition to the pair's, for these only).
+/// condition to the pair's, for these only), and between fences with run-time ids only
+/// when the ids are equal (`EventInfo::id`).
 pub const MEETINGS: &[&str] = &["sinst", "scbarinst", "syncbar"];
 
 /// The relations that follow from the events' descriptions alone.
@@ -276,7 +280,8 @@ pub fn same_reference(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
 /// SIMT-Step structure: the same dynamic instance of an instruction in another lane: same
 /// instruction of the same block instance, same subgroup (a workgroup barrier: workgroup),
 /// same half of a read-modify-write. A `#name` tag names an instance explicitly (VULKAN's
-/// `cbar 1`): same name, same instance, inside one workgroup as control barriers meet.
+/// `cbar 1`): same name, same instance, inside one workgroup as control barriers meet; named
+/// fences with a run-time id (`cbar 1, r0`) meet only when their ids are equal.
 pub fn sinst(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
     let lay = &prog.layout;
     let (Some(s), Some(t), Some(p), Some(q)) = (a.thread, b.thread, a.at, b.at) else {
@@ -306,8 +311,20 @@ pub fn sinst(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
         Some(Op::WorkgroupBarrier) => lay.workgroup_of(t),
         _ => lay.subgroup_of(t),
     };
+    // Fences with a run-time id meet only those with one, and (when known) the same.
+    let with_id = |e: &EventInfo| {
+        matches!(
+            instr(prog, e).map(|i| &i.op),
+            Some(Op::Fence { id: Some(_) })
+        )
+    };
     match (named(a), named(b)) {
-        (Some(m), Some(k)) => m == k && s / lay.workgroup == t / lay.workgroup,
+        (Some(m), Some(k)) => {
+            m == k
+                && s / lay.workgroup == t / lay.workgroup
+                && with_id(a) == with_id(b)
+                && (a.id.is_none() || b.id.is_none() || a.id == b.id)
+        }
         (None, None) => {
             p == q && group(a, s) == group(b, t) && (a.read, a.write) == (b.read, b.write)
         }

@@ -41,7 +41,10 @@ pub enum What {
         old: u32,
         new: u32,
     },
-    Fence,
+    /// A fence, with its id when it has one (`Op::Fence`).
+    Fence {
+        id: Option<u32>,
+    },
     Barrier,
     /// A quorum barrier passed in the step that opened it (`released`), or alone after.
     QuorumBarrier {
@@ -92,8 +95,12 @@ impl Event {
             write: self.write,
             rmw: matches!(what, Some(What::Rmw { .. })),
             released: matches!(what, Some(What::QuorumBarrier { released: true })),
+            id: match what {
+                Some(What::Fence { id }) => id,
+                _ => None,
+            },
             kind: match what {
-                Some(What::Fence) => EventKind::Fence,
+                Some(What::Fence { .. }) => EventKind::Fence,
                 Some(What::Barrier | What::QuorumBarrier { .. }) => EventKind::Barrier,
                 Some(What::SgOp) => EventKind::SgOp,
                 _ => EventKind::Access,
@@ -161,7 +168,7 @@ pub fn judge(
                     let w = push(Some(cell), new, false, true);
                     rmw.push((r, w));
                 }
-                What::Fence | What::Barrier | What::QuorumBarrier { .. } | What::SgOp => {
+                What::Fence { .. } | What::Barrier | What::QuorumBarrier { .. } | What::SgOp => {
                     push(None, 0, false, false);
                 }
             }

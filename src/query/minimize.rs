@@ -637,9 +637,9 @@ fn own_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
                 out.extend(own_exprs_mut(st));
             }
         }
+        StmtKind::Fence { id } => out.extend(id.as_mut()),
         StmtKind::Loop { .. }
         | StmtKind::Barrier(_)
-        | StmtKind::Fence
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Return => {}

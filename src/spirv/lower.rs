@@ -1820,7 +1820,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     2 => StmtKind::Barrier(BarrierScope::Workgroup),
                     4 => {
                         // An invocation-scope barrier synchronises nothing: a fence.
-                        StmtKind::Fence
+                        StmtKind::Fence { id: None }
                     }
                     other => {
                         return err(
@@ -1842,7 +1842,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let mut tags = scope_tags(self.scope(i, 0)?);
                 tags.extend(semantics_tags(self.semantics(i, 1)?));
                 out.push(Stmt {
-                    kind: StmtKind::Fence,
+                    kind: StmtKind::Fence { id: None },
                     span: s,
                     tags,
                 });

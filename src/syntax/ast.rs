@@ -120,7 +120,12 @@ pub enum StmtKind {
     /// `subgroupBarrier();` or `barrier();`
     Barrier(BarrierScope),
     /// `fence(...)`: a memory barrier (no control effect); its tags say what it orders.
-    Fence,
+    /// With `id(EXPR)` first, a meeting named by a `#name` tag meets only the fences of that
+    /// name whose ids are equal at run time (Dartagnan's `bar.cta.sync I, ID` and
+    /// `cbar.sem.scope I, ID`; docs/litmus-format.md).
+    Fence {
+        id: Option<Expr>,
+    },
     If {
         cond: Expr,
         then_body: Vec<Stmt>,
@@ -289,4 +294,37 @@ pub struct Expectation {
     pub model: Option<String>,
     pub allow: bool,
     pub span: Span,
+}
+
+/// Calls `f` on every register name assigned in `stmts`, in source order (a register of the
+/// litmus language exists because it is assigned somewhere).
+pub fn assigned_registers(stmts: &[Stmt], f: &mut dyn FnMut(&str)) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { reg, .. } | StmtKind::Load { reg, .. } => f(reg),
+            StmtKind::Atomic { reg: Some(reg), .. } => f(reg),
+            StmtKind::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                assigned_registers(then_body, f);
+                assigned_registers(else_body, f);
+            }
+            StmtKind::While { body, .. } => assigned_registers(body, f),
+            StmtKind::Loop { body, continuing } => {
+                assigned_registers(body, f);
+                assigned_registers(continuing, f);
+            }
+            StmtKind::For {
+                init, step, body, ..
+            } => {
+                for s in init.iter().chain(step.iter()) {
+                    assigned_registers(std::slice::from_ref(s), f);
+                }
+                assigned_registers(body, f);
+            }
+            _ => {}
+        }
+    }
 }

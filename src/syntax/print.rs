@@ -186,11 +186,8 @@ fn clear_stmt(s: &mut Stmt) {
             body.iter_mut().for_each(clear_stmt);
             continuing.iter_mut().for_each(clear_stmt);
         }
-        StmtKind::Barrier(_)
-        | StmtKind::Fence
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Return => {}
+        StmtKind::Fence { id } => id.iter_mut().for_each(clear_expr),
+        StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
     }
 }
 
@@ -301,8 +298,12 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
             s.push_str(&words.join(", "));
             s.push_str(");\n");
         }
-        StmtKind::Fence => {
-            let _ = writeln!(s, "fence({});", tag_words(&st.tags).join(", "));
+        StmtKind::Fence { id } => {
+            let mut words = tag_words(&st.tags);
+            if let Some(id) = id {
+                words.insert(0, format!("id({})", expr_to_string(id)));
+            }
+            let _ = writeln!(s, "fence({});", words.join(", "));
         }
         _ => {
             simple(s, st);

@@ -193,7 +193,8 @@ fn too_deep_stmt(s: &Stmt, depth: u32) -> Option<Span> {
         StmtKind::Loop { body, continuing } => {
             too_deep_stmts(body, depth).or_else(|| too_deep_stmts(continuing, depth))
         }
-        StmtKind::Barrier(_) | StmtKind::Fence | StmtKind::Break | StmtKind::Continue => None,
+        StmtKind::Fence { id } => id.as_ref().and_then(expr),
+        StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue => None,
         StmtKind::Return => None,
     }
 }

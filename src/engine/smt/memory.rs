@@ -15,7 +15,7 @@
 use super::terms::{and, bv, eq, implies, is_false, ite, or};
 use super::{Encoding, MemEv};
 use crate::budget::{Budget, Exhausted};
-use crate::ir::{GlobalInfo, Observable};
+use crate::ir::GlobalInfo;
 use std::collections::HashMap;
 use z3::ast::{Bool, BV};
 
@@ -172,16 +172,7 @@ impl<'p> Encoding<'p> {
         if self.liveness || e.write.is_some() || e.read.is_none() || !self.present.is_empty() {
             return false;
         }
-        let observed: Vec<_> = (self.prog.observables.iter())
-            .filter_map(|o| match o {
-                Observable::Reg { thread, reg } if *thread == e.thread => Some(*reg),
-                _ => None,
-            })
-            .collect();
-        !self
-            .prog
-            .deps()
-            .read_matters((e.block, e.pos - 1), &observed)
+        !self.prog.read_matters(e.thread, (e.block, e.pos - 1))
     }
 
     /// The value dead read `l` returns in `model`: that of the latest store to its cell

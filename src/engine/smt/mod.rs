@@ -176,6 +176,8 @@ pub struct Encoding<'p> {
     time_bits: u32,
     /// Register written at (thread, block, pos), with its value, for witnesses.
     written: HashMap<(u32, BlockId, u32), (RegId, BV)>,
+    /// The id of each fence that has one, by (thread, block, position) (`Op::Fence`).
+    fence_ids: HashMap<(u32, BlockId, u32), BV>,
     mem: Vec<MemEv>,
     observables: Vec<BV>,
     ub: Vec<(UbKind, Bool)>,
@@ -344,6 +346,7 @@ impl<'p> Encoding<'p> {
             edges: Vec::new(),
             prev_label: Vec::new(),
             written: HashMap::new(),
+            fence_ids: HashMap::new(),
             mem: Vec::new(),
             observables: Vec::new(),
             ub: Vec::new(),

@@ -263,7 +263,14 @@ impl<'p> Encoding<'p> {
                 }
             }
             Op::SgOp { .. } => unreachable!("subgroup ops are executed across threads"),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } | Op::Fence => {}
+            Op::Fence { id: Some(e) } => {
+                let v = eval::eval(&mut d, e);
+                self.fence_ids.insert(key, v);
+            }
+            Op::SubgroupBarrier
+            | Op::WorkgroupBarrier
+            | Op::QuorumBarrier { .. }
+            | Op::Fence { id: None } => {}
         }
     }
 

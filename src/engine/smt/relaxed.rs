@@ -56,6 +56,8 @@ struct CatEv {
     /// A quorum barrier: when it passed in the step that opened it (`base::sinst` meets
     /// only those).
     released: Option<Bool>,
+    /// A fence with a run-time id: the id (`base::sinst` meets only equal ones).
+    id: Option<BV>,
 }
 
 pub(super) struct Relaxed {
@@ -126,6 +128,7 @@ impl<'p> Encoding<'p> {
                         write: true,
                         rmw: false,
                         released: false,
+                        id: None,
                         kind: EventKind::Access,
                     },
                     guard: or(&touch),
@@ -137,6 +140,7 @@ impl<'p> Encoding<'p> {
                     ts: None,
                     kind: Kind::Memory,
                     released: None,
+                    id: None,
                 });
             }
         }
@@ -160,6 +164,7 @@ impl<'p> Encoding<'p> {
                             write: false,
                             rmw: false,
                             released: true,
+                            id: None,
                             kind,
                         },
                         guard,
@@ -171,6 +176,7 @@ impl<'p> Encoding<'p> {
                         ts: ts.clone(),
                         kind: ins.op.kind(),
                         released: None,
+                        id: None,
                     };
                     match &ins.op {
                         Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
@@ -191,6 +197,7 @@ impl<'p> Encoding<'p> {
                                         write: !read,
                                         rmw,
                                         released: false,
+                                        id: None,
                                         kind: EventKind::Access,
                                     },
                                     guard: e.guard.clone(),
@@ -202,10 +209,15 @@ impl<'p> Encoding<'p> {
                                     ts: ts.clone(),
                                     kind: Kind::Memory,
                                     released: None,
+                                    id: None,
                                 });
                             }
                         }
-                        Op::Fence => evs.push(plain(EventKind::Fence, inb.clone())),
+                        Op::Fence { .. } => {
+                            let mut e = plain(EventKind::Fence, inb.clone());
+                            e.id = self.fence_ids.get(&(t, b as BlockId, pos)).cloned();
+                            evs.push(e);
+                        }
                         Op::SubgroupBarrier | Op::WorkgroupBarrier => {
                             evs.push(plain(EventKind::Barrier, inb.clone()))
                         }
@@ -256,6 +268,12 @@ impl<'p> Encoding<'p> {
                         let mut c = both(a, b);
                         if let (Some(r), true) = (&x.released, base::MEETINGS.contains(name)) {
                             c = and(&[&c, r]);
+                        }
+                        // Fences with run-time ids meet when the ids are equal.
+                        if let (Some(i), Some(j), true) =
+                            (&x.id, &y.id, base::MEETINGS.contains(name))
+                        {
+                            c = and(&[&c, &eq(i, j)]);
                         }
                         fixed
                             .entry(name)

@@ -313,13 +313,25 @@ impl Parser<'_> {
         Ok(BarrierScope::Quorum { name, quorum })
     }
 
-    /// `fence(acq_rel, workgroup);`: a memory barrier, its tags naming what it orders.
+    /// `fence(acq_rel, workgroup);`: a memory barrier, its tags naming what it orders;
+    /// `fence(id(EXPR), ...)` gives it a run-time id.
     fn fence_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         self.bump(); // `(`
-        self.tag_words("fence", false)?;
+        let mut id = None;
+        if self.at_word("id") && self.peek_at(1).tok == Tok::Punct(Punct::LParen) {
+            self.bump();
+            self.bump(); // `(`
+            id = Some(self.expression()?);
+            self.expect(Punct::RParen, "to close `id(EXPR)`")?;
+            if !self.eat(Punct::RParen) {
+                self.tag_words("fence", true)?;
+            }
+        } else {
+            self.tag_words("fence", false)?;
+        }
         self.expect(Punct::Semi, "after the statement")?;
-        Ok(StmtKind::Fence)
+        Ok(StmtKind::Fence { id })
     }
 
     /// Memory tag words up to the closing `)` (after a `,` when `comma_first`), collected
