@@ -18,7 +18,8 @@
 //!
 //! and, with [`SpinConfig::collective`], statements every thread runs between the arms: a
 //! workgroup `barrier();` or a subgroup op (`rN = subgroupAdd(1);`), or one inside one arm (a
-//! barrier or a subgroup op that only some threads reach). Loops never hold a barrier or a
+//! barrier, a quorum barrier `barrier(quorum(1, N))` met by half the workgroup, or a subgroup
+//! op, that only some threads reach). Loops never hold a barrier or a
 //! subgroup op, so the Z3 engine's spin-loop reduction applies under SSO.
 
 use super::Rng;
@@ -48,6 +49,9 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
         "test spin{seed} \"random flags and spins\"\nthreads {}\nsubgroup {}\nworkgroup {}\nglobal x\nglobal y\n\nkernel {{\n",
         cfg.threads, cfg.subgroup, cfg.workgroup
     );
+    // One quorum for every quorum barrier (they share a name): half the workgroup, so the
+    // first half to arrive pass together and the rest pass alone, or wait forever.
+    let quorum = cfg.workgroup.div_ceil(2);
     let parts = if cfg.collective { rng.range(1, 2) } else { 1 };
     for part in 0..parts {
         if part > 0 {
@@ -89,6 +93,8 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
                     _ => {
                         if rng.chance(50) {
                             "    barrier();\n".to_string()
+                        } else if rng.chance(30) {
+                            format!("    barrier(quorum(1, {quorum}));\n")
                         } else {
                             format!("    {} = subgroupAdd(1);\n", fresh())
                         }

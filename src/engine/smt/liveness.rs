@@ -41,7 +41,7 @@ use crate::model::Model;
 use crate::progress::{Progress, ThreadStatus};
 use crate::vocab::{Class, Kind, Members};
 use std::collections::HashMap;
-use z3::ast::{Bool, BV};
+use z3::ast::{Bool, Int, BV};
 
 /// The most iterations a spin may take to come back to the same state (a loop over basic
 /// blocks, as Dartagnan's litmus threads become, spins through several blocks). A longer
@@ -103,20 +103,6 @@ pub fn reduction_applies(prog: &Program, m: &Model) -> Result<(), String> {
                 m.name
             ));
         }
-    }
-    // A thread held at a quorum barrier is blocked on who else arrives, which the
-    // reduction's statuses do not say.
-    if let Some(i) = prog
-        .blocks
-        .iter()
-        .flat_map(|b| &b.instrs)
-        .find(|i| matches!(i.op, Op::QuorumBarrier { .. }))
-    {
-        return Err(format!(
-            "the Z3 engine's spin-loop reduction does not cover quorum barriers (line {}); use \
-             --engine explore",
-            i.span.line
-        ));
     }
     for block in &prog.blocks {
         if prog.cfg.blocks[block.sblock].loops.is_empty() {
@@ -463,6 +449,24 @@ impl<'p> Encoding<'p> {
         if let Some(h1) = &h1 {
             loop_conds.push(h1.lt(&h));
         }
+        // A quorum barrier that never opens opens after the horizon (nobody passes it before).
+        // A thread standing at one that has not opened is blocked while fewer than its quorum
+        // stand there: who else arrives is what the other threads' statuses say.
+        let mut quorum_at: HashMap<(u32, BlockId, u32), Bool> = HashMap::new();
+        for q in &self.quorums {
+            self.assert(&implies(&q.stuck, &q.release.ge(&h)));
+            let one = Int::from_i64(1);
+            let zero = Int::from_i64(0);
+            let standing: Vec<Int> = (q.sites.iter())
+                .map(|&(w, b, p)| self.at_event(w as usize, b, p, &at).ite(&one, &zero))
+                .collect();
+            let refs: Vec<&Int> = standing.iter().collect();
+            let short = Int::add(&refs).lt(Int::from_i64(q.quorum as i64));
+            let held = and(&[&q.release.ge(&at), &short]);
+            for &site in &q.sites {
+                quorum_at.insert(site, held.clone());
+            }
+        }
 
         // Before the horizon, the execution is one of the program itself: no thread is cut
         // (the cut's leaving event is never), passes a workgroup barrier without its whole
@@ -613,6 +617,10 @@ impl<'p> Encoding<'p> {
                         m.rule(kind).eager && !(kind == Kind::Branch && prog.loop_edge(bid));
                     if !eager {
                         visible.push(and(&[inb, &ts[pos as usize].lt(&h)]));
+                    }
+                    if let Some(held) = quorum_at.get(&(t as u32, bid, pos)) {
+                        disabled.push(and(&[&self.at_event(t, bid, pos, &at), held]));
+                        continue;
                     }
                     if !(wg_barrier || waits(m, kind)) {
                         continue;

@@ -230,6 +230,8 @@ pub struct Encoding<'p> {
     liveness: bool,
     header_regs: HashMap<(u32, BlockId), Vec<BV>>,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
+    /// Liveness: the quorum barriers, each of which may never open ([`timing::Quorum`]).
+    quorums: Vec<timing::Quorum>,
     /// Per access: a dead read ([`memory`]: its reads-from is left open).
     dead: Vec<bool>,
     /// Pairs of conflicting accesses given distinct times: many per access (a dense race)
@@ -373,6 +375,7 @@ impl<'p> Encoding<'p> {
             liveness: opts.liveness,
             header_regs: HashMap::new(),
             ub_at: HashMap::new(),
+            quorums: Vec::new(),
             dead: Vec::new(),
             races: 0,
         };

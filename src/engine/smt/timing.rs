@@ -299,6 +299,8 @@ impl<'p> Encoding<'p> {
     /// T when at least its quorum of threads pass at T; no thread passes before T, every
     /// thread that arrived before T passes at T, later ones pass alone. If fewer than the
     /// quorum ever arrive, nobody passes: such an execution does not finish (no outcome).
+    /// For liveness the barrier may instead be *stuck* ([`Quorum`]): it never opens, so
+    /// nobody passes before the horizon, and the threads standing there may be blocked.
     pub(super) fn quorum_barriers(&mut self, budget: &Budget) -> Result<(), Exhausted> {
         let prog = self.prog;
         let lay = prog.layout;
@@ -323,6 +325,10 @@ impl<'p> Encoding<'p> {
         }
         for ((wg, name), (quorum, at)) in sites {
             let release = self.quorum_release(wg, name);
+            let sites_of: Vec<(u32, BlockId, u32)> = at
+                .iter()
+                .map(|&(u, b, pos)| (u, b as BlockId, pos as u32))
+                .collect();
             let mut passes = Vec::new();
             let mut reached = Vec::new();
             for (u, b, pos) in at {
@@ -348,7 +354,18 @@ impl<'p> Encoding<'p> {
             let counts: Vec<Int> = passes.iter().map(|p| p.ite(&one, &zero)).collect();
             let refs: Vec<&Int> = counts.iter().collect();
             let enough = Int::add(&refs).ge(Int::from_i64(quorum as i64));
-            self.assert(&implies(&or(&reached), &enough));
+            if self.liveness {
+                let stuck = Bool::fresh_const(&format!("quorum_stuck_wg{wg}_n{name}"));
+                self.assert(&implies(&or(&reached), &or(&[enough, stuck.clone()])));
+                self.quorums.push(Quorum {
+                    quorum,
+                    release,
+                    stuck,
+                    sites: sites_of.clone(),
+                });
+            } else {
+                self.assert(&implies(&or(&reached), &enough));
+            }
             // A count is no difference constraint: the difference-logic solver cannot take it.
             self.dl_ok.set(false);
         }
@@ -397,4 +414,15 @@ impl<'p> Encoding<'p> {
         }
         Ok(())
     }
+}
+
+/// One quorum barrier (a workgroup and a name) as the liveness question sees it: if `stuck`,
+/// it never opens (its `release` is at or after the horizon), and a thread standing at one of
+/// its `sites` (thread, block, position of the barrier's event) is blocked while fewer than
+/// `quorum` threads stand at them.
+pub(super) struct Quorum {
+    pub quorum: u32,
+    pub release: Time,
+    pub stuck: Bool,
+    pub sites: Vec<(u32, BlockId, u32)>,
 }
