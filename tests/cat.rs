@@ -274,7 +274,7 @@ fn vulkan_dialect_agrees_with_its_table() {
             }
         }
     }
-    assert_eq!(checked, 40);
+    assert_eq!(checked, 48);
 }
 
 #[test]

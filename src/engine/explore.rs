@@ -1065,6 +1065,19 @@ impl<'p> Explorer<'p> {
     }
 
     /// Evaluates an expression for thread `u`; `Err` on undefined behaviour.
+    /// A fence's run-time id (`Op::Fence`), evaluated in thread `u`.
+    fn fence_id(
+        &self,
+        s: &State,
+        u: usize,
+        id: &Option<Expr>,
+        ch: &mut Choices,
+    ) -> Result<Option<u32>, UbKind> {
+        id.as_ref()
+            .map(|e| self.eval(s, u, e, ch).map(|m| m.v))
+            .transpose()
+    }
+
     fn eval(&self, s: &State, u: usize, e: &Expr, ch: &mut Choices) -> Result<Mv, UbKind> {
         let b = self.builtins(u);
         let mut d = Concrete {
@@ -1177,17 +1190,10 @@ impl<'p> Explorer<'p> {
                             reg: *dst,
                         });
                     }
-                    Op::Fence { id } => {
-                        let id = match id
-                            .as_ref()
-                            .map(|e| self.eval(&s, u, e, ch).map(|m| m.v))
-                            .transpose()
-                        {
-                            Ok(id) => id,
-                            Err(k) => return ub(step, k),
-                        };
-                        self.record(&mut s, u, (block, i, false), What::Fence { id })
-                    }
+                    Op::Fence { id } => match self.fence_id(&s, u, id, ch) {
+                        Ok(id) => self.record(&mut s, u, (block, i, false), What::Fence { id }),
+                        Err(k) => return ub(step, k),
+                    },
                     Op::SubgroupBarrier | Op::WorkgroupBarrier => {}
                     Op::QuorumBarrier { .. } => unreachable!("stepped by quorum_barrier"),
                 }
@@ -1345,11 +1351,7 @@ impl<'p> Explorer<'p> {
                     }
                     Op::Fence { id } => {
                         for &m in members {
-                            let id = match id
-                                .as_ref()
-                                .map(|e| self.eval(&s, m, e, ch).map(|m| m.v))
-                                .transpose()
-                            {
+                            let id = match self.fence_id(&s, m, id, ch) {
                                 Ok(id) => id,
                                 Err(k) => return ub(step, k),
                             };

@@ -361,7 +361,7 @@ impl<'p> Encoding<'p> {
                     quorum,
                     release,
                     stuck,
-                    sites: sites_of.clone(),
+                    sites: sites_of,
                 });
             } else {
                 self.assert(&implies(&or(&reached), &enough));
