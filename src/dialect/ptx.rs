@@ -17,7 +17,7 @@
 //! `ALIAS`; an `atom`'s read half takes the acquire part of its order and its write half the
 //! release part (`R:ACQ`, `W:REL`, the other half relaxed).
 
-use super::table::{self, split_cell, Alias, Cell, Dialect, Ins, Place};
+use super::table::{self, cbar_tag, split_cell, Alias, Cell, Dialect, Ins, Place};
 use crate::diag::Diagnostics;
 use crate::syntax::ast::{Stmt, StmtKind, Test};
 use crate::vocab::AtomicOp;
@@ -327,7 +327,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 if !cx.want(&args, 1, op, "bar.cta.sync ID") {
                     return None;
                 }
-                let tags = vec!["CBAR".into(), "CTA".into(), format!("#cbar{}", args[0])];
+                let tags = vec!["CBAR".into(), "CTA".into(), cbar_tag(args[0])];
                 (StmtKind::Fence { id: None }, tags)
             }
         }

@@ -107,7 +107,7 @@ impl Cell<'_, '_> {
             ));
             return None;
         }
-        Some((format!("#cbar{}", args[0]), self.value(args[1])?))
+        Some((cbar_tag(args[0]), self.value(args[1])?))
     }
 
     /// A number or a register.
@@ -704,6 +704,12 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
         condition_label: None,
         queue_family,
     })
+}
+
+/// The tag that names a dialect's control barrier instance `I` (`cbar I`, `bar.cta.sync I`):
+/// barriers meet by it (`memory::base::sinst`).
+pub(crate) fn cbar_tag(instance: &str) -> String {
+    format!("#cbar{instance}")
 }
 
 pub(crate) fn stmt(kind: StmtKind, span: Span) -> Stmt {

@@ -12,7 +12,7 @@
 //! (`atom` -> `ATOM`, `acq` -> `ACQ`, `sc0` -> `SC0`, `dv` -> `DV`, ...:
 //! docs/memory-models.md).
 
-use super::table::{self, split_cell, Alias, Cell, Dialect, Ins, Place};
+use super::table::{self, cbar_tag, split_cell, Alias, Cell, Dialect, Ins, Place};
 use crate::diag::Diagnostics;
 use crate::syntax::ast::{Stmt, StmtKind, Test};
 use crate::vocab::AtomicOp;
@@ -227,7 +227,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                     return None;
                 }
                 tags.push("CBAR".into());
-                tags.push(format!("#cbar{}", args[0]));
+                tags.push(cbar_tag(args[0]));
                 StmtKind::Fence { id: None }
             }
         }
