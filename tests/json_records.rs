@@ -103,11 +103,14 @@ fn no_record_contradicts_itself_on_the_suites_with_either_engine() {
         .collect();
     let mut records = 0;
     let mut bad = Vec::new();
-    for f in &files {
+    for (i, f) in files.iter().enumerate() {
         let test = tangle::syntax::parse_file(f).unwrap();
         let prog = query::compile(&test, 8).unwrap();
         for (engine, models) in [(Engine::Smt, &all), (Engine::Explore, &explorable)] {
-            for listed in [false, true] {
+            // Records without outcomes carry a subset of the fields of records with them:
+            // every third test is enough to pin their shape (and keeps CI short).
+            let kinds: &[bool] = if i % 3 == 0 { &[false, true] } else { &[true] };
+            for &listed in kinds {
                 let opts = Options::default()
                     .with_engine(engine)
                     .with_outcomes(listed)

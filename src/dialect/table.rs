@@ -618,7 +618,7 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
     // assigning it, so what `tangle show` prints reads back).
     let mut arms = Vec::with_capacity(n);
     for c in &code {
-        arms.push(structure(r, d.name(), c)?);
+        arms.push(structure(r, c)?);
     }
     let mut assigned: BTreeSet<String> = reg_init.iter().map(|i| i.1.clone()).collect();
     for arm in &arms {
@@ -771,41 +771,130 @@ fn find_word(hay: &str, w: &str) -> Option<usize> {
 /// The register that holds a looping thread's next block (see [`dispatch`]).
 pub(crate) const PC: &str = "lc_pc";
 
-/// Turns a thread's instructions into structured statements. Without backward jumps, a jump to
-/// a later label skips the instructions up to it (`if (!cond) { ... }`); with one (a loop),
-/// the thread becomes a [`dispatch`] loop.
-fn structure(r: &mut Reader, dialect: &str, code: &[Ins]) -> Option<Vec<Stmt>> {
-    let backward = code.iter().enumerate().any(|(i, c)| {
-        matches!(c, Ins::Jump(_, label, _)
-            if code[..i].iter().any(|d| matches!(d, Ins::Label(l) if l == label)))
-    });
-    if backward || !nests(code) {
-        return dispatch(r, code);
+/// Turns a thread's instructions into structured statements: a jump to a later label skips
+/// the instructions up to it (`if (!cond) { ... }`), and a label that later jumps go back to
+/// heads a loop (`while (1) { ... }`, its jumps back `continue` or end it, its jumps just past
+/// it `break`), so that a spin loop is a loop of the IR whose iterations are the test's own
+/// (its dynamic blocks, its loop bound). Jumps that do not nest this way make the thread a
+/// [`dispatch`] loop.
+fn structure(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
+    match region(code, &[]) {
+        Some(stmts) => Some(stmts),
+        None => dispatch(r, code),
     }
-    forward(r, dialect, code)
 }
 
-/// Do the forward jumps of `code` nest (each jump's target ends a region holding every jump
-/// inside it, and their targets)? Then they read as `if`s.
-fn nests(code: &[Ins]) -> bool {
+/// A loop being structured: the label at its head, and the labels that directly follow its
+/// last jump back (a jump to one of them leaves the loop).
+struct LoopCtx<'a> {
+    head: &'a str,
+    after: Vec<&'a str>,
+}
+
+/// The statements of `code`, a region inside the loops `loops` (innermost last), or `None`
+/// when its jumps do not nest as `if`s and loops.
+fn region(code: &[Ins], loops: &[&LoopCtx]) -> Option<Vec<Stmt>> {
+    let label_at = |label: &str, from: usize| {
+        code[from..]
+            .iter()
+            .position(|c| matches!(c, Ins::Label(l) if l == label))
+            .map(|k| k + from)
+    };
+    let test = |cond: &Option<Compare>, sp: Span| match cond {
+        None => lit(1, sp),
+        Some((op, a, b)) => Expr {
+            kind: ExprKind::Binary(*op, Box::new(a.clone()), Box::new(b.clone())),
+            span: sp,
+        },
+    };
+    let not = |e: Expr, sp: Span| Expr {
+        kind: ExprKind::Unary(crate::vocab::UnOp::Not, Box::new(e)),
+        span: sp,
+    };
+    // `if (cond) { kind; }`, or `kind;` for an unconditional jump.
+    let guarded = |cond: &Option<Compare>, kind: StmtKind, sp: Span| match cond {
+        None => stmt(kind, sp),
+        Some(_) => stmt(
+            StmtKind::If {
+                cond: test(cond, sp),
+                then_body: vec![stmt(kind, sp)],
+                else_body: Vec::new(),
+            },
+            sp,
+        ),
+    };
+    let mut out = Vec::new();
     let mut i = 0;
     while i < code.len() {
-        if let Ins::Jump(_, label, _) = &code[i] {
-            let Some(end) = code[i + 1..]
-                .iter()
-                .position(|c| matches!(c, Ins::Label(l) if l == label))
-                .map(|k| k + i + 1)
-            else {
-                return false;
-            };
-            if !nests(&code[i + 1..end]) {
-                return false;
+        match &code[i] {
+            Ins::Stmt(s) => out.push(s.clone()),
+            Ins::Label(head) => {
+                let back = (i + 1..code.len())
+                    .rev()
+                    .find(|&j| matches!(&code[j], Ins::Jump(_, l, _) if l == head));
+                if let Some(e) = back {
+                    let Ins::Jump(cond, _, sp) = &code[e] else {
+                        unreachable!("found as a jump")
+                    };
+                    let after = code[e + 1..]
+                        .iter()
+                        .map_while(|c| match c {
+                            Ins::Label(l) => Some(l.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let ctx = LoopCtx { head, after };
+                    let mut all = loops.to_vec();
+                    all.push(&ctx);
+                    let mut body = region(&code[i + 1..e], &all)?;
+                    if cond.is_some() {
+                        body.push(stmt(
+                            StmtKind::If {
+                                cond: not(test(cond, *sp), *sp),
+                                then_body: vec![stmt(StmtKind::Break, *sp)],
+                                else_body: Vec::new(),
+                            },
+                            *sp,
+                        ));
+                    }
+                    out.push(stmt(
+                        StmtKind::While {
+                            cond: lit(1, *sp),
+                            body,
+                        },
+                        *sp,
+                    ));
+                    i = e + 1;
+                    continue;
+                }
             }
-            i = end;
+            Ins::Jump(cond, label, sp) => {
+                if let Some(end) = label_at(label, i + 1) {
+                    let inner = region(&code[i + 1..end], loops)?;
+                    out.push(stmt(
+                        StmtKind::If {
+                            cond: not(test(cond, *sp), *sp),
+                            then_body: inner,
+                            else_body: Vec::new(),
+                        },
+                        *sp,
+                    ));
+                    i = end;
+                    continue;
+                }
+                let innermost = loops.last()?;
+                if label == innermost.head {
+                    out.push(guarded(cond, StmtKind::Continue, *sp));
+                } else if innermost.after.contains(&label.as_str()) {
+                    out.push(guarded(cond, StmtKind::Break, *sp));
+                } else {
+                    return None;
+                }
+            }
         }
         i += 1;
     }
-    true
+    Some(out)
 }
 
 /// A thread with loops as one loop over its basic blocks: `lc_pc` names the next block, and
@@ -949,56 +1038,6 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
             sp,
         ),
     ])
-}
-
-/// Forward jumps only: a jump to a later label skips the instructions up to it
-/// (`if (!cond) { ... }`). Jumps must nest.
-fn forward(r: &mut Reader, dialect: &str, code: &[Ins]) -> Option<Vec<Stmt>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < code.len() {
-        match &code[i] {
-            Ins::Stmt(s) => out.push(s.clone()),
-            Ins::Label(_) => {}
-            Ins::Jump(cond, label, sp) => {
-                let Some(end) = code[i + 1..]
-                    .iter()
-                    .position(|c| matches!(c, Ins::Label(l) if l == label))
-                    .map(|k| k + i + 1)
-                else {
-                    r.err(
-                        *sp,
-                        format!("a jump to `{label}` that is not forward to a later label of the same region (a loop, or jumps that do not nest) is not supported in {dialect} tests yet"),
-                    );
-                    return None;
-                };
-                let inner = forward(r, dialect, &code[i + 1..end])?;
-                let skip = match cond {
-                    None => lit(1, *sp),
-                    Some((op, a, b)) => Expr {
-                        kind: ExprKind::Binary(*op, Box::new(a.clone()), Box::new(b.clone())),
-                        span: *sp,
-                    },
-                };
-                let run = Expr {
-                    kind: ExprKind::Unary(crate::vocab::UnOp::Not, Box::new(skip)),
-                    span: *sp,
-                };
-                out.push(stmt(
-                    StmtKind::If {
-                        cond: run,
-                        then_body: inner,
-                        else_body: Vec::new(),
-                    },
-                    *sp,
-                ));
-                i = end;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    Some(out)
 }
 
 /// The final condition: `exists (P)`, `~exists (P)`, `forall (P)` with `/\`, `\/`, `~`.

@@ -237,7 +237,11 @@ enum Outcome {
 
 enum DeadKind {
     Ub(UbKind),
-    Cut,
+    /// The loop bound's cut; `idle` when it hides no outcome ([`Program::idle_cut`]): the
+    /// run is then dropped as unfinished, not recorded as a doubt.
+    Cut {
+        idle: bool,
+    },
 }
 
 /// What the next step of a thread is.
@@ -642,7 +646,7 @@ fn note_enabled(g: &mut StateGraph, here: StateRef, succs: &[Outcome]) {
         let first = match o {
             Outcome::Next(_, steps) => steps.first(),
             Outcome::Dead(kind, step) => {
-                g.cut[h] |= matches!(kind, DeadKind::Cut);
+                g.cut[h] |= matches!(kind, DeadKind::Cut { .. });
                 Some(step)
             }
             Outcome::Pruned => None,
@@ -706,9 +710,10 @@ fn record_dead(r: &mut Exploration, kind: DeadKind, d: DeadEnd) {
         DeadKind::Ub(k) => {
             r.ub.entry(k).or_insert(d);
         }
-        DeadKind::Cut => {
+        DeadKind::Cut { idle: false } => {
             r.cut.get_or_insert(d);
         }
+        DeadKind::Cut { idle: true } => {}
     }
 }
 
@@ -1259,9 +1264,17 @@ impl<'p> Explorer<'p> {
                 target,
             });
             match target {
-                Target::Cut => return Outcome::Dead(DeadKind::Cut, step),
+                Target::Cut => {
+                    let idle = self.prog.idle_cut(block);
+                    return Outcome::Dead(DeadKind::Cut { idle }, step);
+                }
                 Target::Block(nb) => {
                     if s.sealed.contains(&(self.sg(u), nb)) {
+                        return Outcome::Pruned;
+                    }
+                    // Going round an idle loop changes no outcome (safety only: liveness
+                    // needs the runs that spin).
+                    if !self.liveness && self.prog.idle_back_edge(block, nb) {
                         return Outcome::Pruned;
                     }
                     let t = &mut s.threads[u];

@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod cfg;
 pub mod deps;
 pub mod depth;
+pub mod idle;
 pub mod program;
 pub mod unroll;
 

@@ -88,6 +88,9 @@ pub struct Program {
     pub cfg: Cfg,
     /// Register dependencies, computed by [`super::deps`] when a memory model first asks.
     pub(super) deps: std::sync::OnceLock<Deps>,
+    /// Per loop, is it idle, and how many back edges a lane alone still needs
+    /// ([`super::idle::idle_loops`])?
+    pub(super) idle: Vec<Option<u32>>,
 }
 
 /// An instruction: block instance and index in the block.
@@ -131,6 +134,52 @@ impl Program {
             })
             .collect();
         self.deps().read_matters(at, &observed)
+    }
+
+    /// Does the loop bound's cut out of block `b` hide no outcome? It does not when the loop
+    /// it cuts is idle and was unrolled at least as deep as a subgroup has lanes
+    /// ([`super::idle`]): a run cut there either never finishes or finishes as a run within
+    /// the bound. The engines then drop such runs as unfinished, not as a doubt.
+    pub fn idle_cut(&self, b: BlockId) -> bool {
+        let sblock = &self.cfg.blocks[self.blocks[b as usize].sblock];
+        let lanes = self.layout.subgroup.min(self.layout.workgroup);
+        sblock
+            .loops
+            .last()
+            .is_some_and(|&l| self.idle[l].is_some() && self.depths[l] >= lanes)
+    }
+
+    /// Is `from -> to` a back edge of an idle loop that no run needs, in a program whose
+    /// subgroups have one lane? Then every run that takes it has a twin that does not (idle
+    /// iterations removed, [`super::idle`]) with the same outcome, and a search for outcomes
+    /// may skip it.
+    pub fn idle_back_edge(&self, from: BlockId, to: BlockId) -> bool {
+        let header = &self.blocks[to as usize];
+        let Some(&k) = header.iters.last() else {
+            return false;
+        };
+        header.role == Role::LoopHeader
+            && self.layout.subgroup.min(self.layout.workgroup) == 1
+            && self.cfg.blocks[header.sblock]
+                .loops
+                .last()
+                .is_some_and(|&l| {
+                    self.idle[l].is_some_and(|needed| k > needed)
+                        && self.cfg.blocks[self.blocks[from as usize].sblock]
+                            .loops
+                            .contains(&l)
+                })
+    }
+
+    /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
+    pub fn has_idle_cuts(&self) -> bool {
+        (0..self.blocks.len() as BlockId).any(|b| {
+            self.blocks[b as usize]
+                .term
+                .targets()
+                .contains(&Target::Cut)
+                && self.idle_cut(b)
+        })
     }
 
     /// Is block `to` reachable from block `from` by at least one edge? This is what makes a

@@ -139,6 +139,7 @@ pub fn unroll_to(
         unroll,
         depths: depths.to_vec(),
         reach,
+        idle: super::idle::idle_loops(cfg),
         cfg: cfg.clone(),
         deps: std::sync::OnceLock::new(),
     })

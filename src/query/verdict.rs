@@ -55,6 +55,12 @@ pub(super) fn conclude(
     let render = |steps: &[Step]| render_trace(test, prog, steps);
     a.states = f.states;
     a.notes.extend(f.notes);
+    if prog.has_idle_cuts() {
+        a.notes.push(format!(
+            "the loop bound (--unroll {}) may cut spin loops whose iterations write nothing and change no live register: a run cut there finishes, if ever, as one within the bound, so no outcome is missing (docs/progress.md)",
+            prog.unroll
+        ));
+    }
     a.bound_hit = f.cut.as_deref().map(render);
     for (kind, steps) in &f.ub {
         a.undefined_behaviour.push(UbReport {

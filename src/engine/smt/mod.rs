@@ -182,6 +182,9 @@ pub struct Encoding<'p> {
     observables: Vec<BV>,
     ub: Vec<(UbKind, Bool)>,
     cut_any: Bool,
+    /// The cuts that may hide an outcome: `cut_any` without those of idle loops
+    /// ([`crate::ir::Program::idle_cut`]).
+    cut_doubt: Bool,
     lits: BTreeMap<(Kind, Class), Bool>,
     a_noub: Bool,
     a_nocut: Bool,
@@ -353,6 +356,7 @@ impl<'p> Encoding<'p> {
             observables: Vec::new(),
             ub: Vec::new(),
             cut_any: Bool::from_bool(false),
+            cut_doubt: Bool::from_bool(false),
             lits,
             a_noub: Bool::new_const("assume_no_ub"),
             a_nocut: Bool::new_const("assume_no_cut"),
@@ -436,7 +440,7 @@ impl<'p> Encoding<'p> {
         let ub_any = or(&enc.ub.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
         enc.assert(&implies(&enc.a_noub, &not(&ub_any)));
         enc.assert(&implies(&enc.a_nocut, &not(&enc.cut_any)));
-        enc.assert(&implies(&enc.a_cut, &enc.cut_any));
+        enc.assert(&implies(&enc.a_cut, &enc.cut_doubt));
         for k in [
             UbKind::DivisionByZero,
             UbKind::OutOfBounds,
@@ -892,10 +896,11 @@ impl<'p> Encoding<'p> {
         }
     }
 
-    /// Can an execution under `m` be cut by the loop bound? (Undefined behaviour allowed: an
-    /// over-approximation, so a cut is never missed.)
+    /// Can an execution under `m` be cut by the loop bound where the cut may hide an outcome
+    /// (not in an idle loop)? (Undefined behaviour allowed: an over-approximation, so a cut is
+    /// never missed.)
     pub fn cut(&self, m: &Model) -> Answer<Vec<Step>> {
-        if terms::is_false(&self.cut_any) {
+        if terms::is_false(&self.cut_doubt) {
             // No path of any thread takes a cut edge.
             return Answer::No;
         }

@@ -163,7 +163,12 @@ impl<'p> Encoding<'p> {
                             l.ready.clone(),
                             term_ts.clone(),
                         )),
-                        Target::Cut => self.cut_any = or(&[self.cut_any.clone(), c.clone()]),
+                        Target::Cut => {
+                            self.cut_any = or(&[self.cut_any.clone(), c.clone()]);
+                            if !prog.idle_cut(bid) {
+                                self.cut_doubt = or(&[self.cut_doubt.clone(), c.clone()]);
+                            }
+                        }
                     }
                 }
                 self.edges[t].push(out);

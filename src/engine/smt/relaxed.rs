@@ -644,9 +644,11 @@ impl<'p> Encoding<'p> {
             // values of the set: every read before it in time (its thread's earlier reads among
             // them) is inside, and has a write of its value before the write (or the initial
             // value), as the explorer checks.
+            let phase = "growing the values reads may return";
             let prefix: Vec<Bool> = writes
                 .iter()
                 .map(|w| {
+                    self.building.check(phase).map_err(|e| e.to_string())?;
                     let wt = w.ts.as_ref().expect("a thread's write has a time");
                     let earlier: Vec<Bool> = reads
                         .iter()
@@ -665,11 +667,12 @@ impl<'p> Encoding<'p> {
                         })
                         .collect();
                     let refs: Vec<&Bool> = earlier.iter().collect();
-                    and(&refs)
+                    Ok(and(&refs))
                 })
-                .collect();
+                .collect::<Result<_, String>>()?;
             let mut grown = values.clone();
             loop {
+                self.building.check(phase).map_err(|e| e.to_string())?;
                 let q = Bool::fresh_const("query_new_value");
                 let outside: Vec<Bool> = writes
                     .iter()
@@ -681,9 +684,7 @@ impl<'p> Encoding<'p> {
                 a.push(q);
                 match self.check(&a) {
                     Answer::No => break,
-                    Answer::Unknown(why) => {
-                        return Err(format!("growing the values reads may return: {why}"))
-                    }
+                    Answer::Unknown(why) => return Err(format!("{phase}: {why}")),
                     Answer::Yes(model) => {
                         let yes =
                             |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);

@@ -1,0 +1,237 @@
+//! Idle loops: loops whose iterations that go round again change nothing a later step can see.
+//!
+//! An iteration of loop `l` that goes round (from a point of the loop back to that point,
+//! never leaving) is *idle* when it writes no memory, meets no fence, barrier or subgroup
+//! op, cannot meet undefined behaviour, and assigns only registers that are dead at that
+//! point (every path from it assigns them again before reading them, the final condition
+//! included). A loop is idle when every such iteration is, for the header or the body's
+//! entry as the point (a spin loop: `while (flag == 0) {}`, `r = x; while (r != 1) { r = x;
+//! }`, `do { r = ld x } while (r != 1)`).
+//!
+//! Why it matters (docs/progress.md, "Safety past the loop bound"): removing idle iterations
+//! from a run that finishes leaves a run that finishes with the same outcome. Iterations in
+//! which every lane of the dynamic block goes round can be removed together, whatever the
+//! execution model; what is left has at most one iteration per lane of the subgroup that
+//! leaves the loop in it. So when a loop is idle and its depth is at least the subgroup's
+//! lanes, a run that the loop bound cuts there either never finishes (a hang, for `tangle
+//! liveness`) or finishes as a run within the bound: the cut hides no outcome. Under a
+//! memory model this assumes that the model never forbids an execution because some reads
+//! were removed from it, as Dartagnan's spin-loop reduction does.
+
+use super::cfg::{Cfg, LoopId, SBlockId, STerm};
+use super::{Expr, Observable, Op};
+use crate::vocab::BinOp;
+
+/// For each loop of `cfg`: `None` when it is not idle; `Some(k)` when it is, where `k` is how
+/// many times a lane alone needs to go back to the header once idle iterations are removed
+/// (0 when iterations are idle from the header, 1 when from the body's entry: the body's
+/// first run may be the one that leaves).
+pub fn idle_loops(cfg: &Cfg) -> Vec<Option<u32>> {
+    let live = live_at_entry(cfg);
+    (0..cfg.loops.len())
+        .map(|l| is_idle(cfg, l, &live))
+        .collect()
+}
+
+fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
+    let info = &cfg.loops[l];
+    let inside = |b: SBlockId| cfg.blocks[b].loops.contains(&l);
+    // A loop inside this one makes its iterations more than one pass over the body.
+    if cfg
+        .blocks
+        .iter()
+        .any(|b| b.loops.contains(&l) && b.loops.last() != Some(&l))
+    {
+        return None;
+    }
+    // The blocks of an iteration that goes round: those that reach the continue target
+    // inside the loop (the back edge to the header not taken).
+    let mut going_round = vec![false; cfg.blocks.len()];
+    going_round[info.cont] = true;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (b, blk) in cfg.blocks.iter().enumerate() {
+            if going_round[b] || !inside(b) {
+                continue;
+            }
+            if successors(&blk.term)
+                .iter()
+                .any(|&s| s != info.header && going_round[s])
+            {
+                going_round[b] = true;
+                changed = true;
+            }
+        }
+    }
+    let mut assigned = Vec::new();
+    for (b, blk) in cfg.blocks.iter().enumerate() {
+        if !going_round[b] {
+            continue;
+        }
+        for ins in &blk.instrs {
+            let safe = match &ins.op {
+                Op::Local { value, .. } => total(value),
+                Op::Load { loc, .. } => match loc.index {
+                    Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !safe {
+                return None;
+            }
+            assigned.extend(ins.op.writes());
+        }
+        if let STerm::Branch { cond, .. } = &blk.term {
+            if !total(cond) {
+                return None;
+            }
+        }
+    }
+    // Where an iteration starts is a matter of where it is cut: `r = x; while (r != 1) { r =
+    // x; }` changes `r` from header to header, but not from the body's entry to the body's
+    // entry, where `r` is dead (the body assigns it first). Every iteration going round passes
+    // the header and the header's one successor inside the loop, so either may be the start.
+    let mut starts = vec![info.header];
+    if let [first] = successors(&cfg.blocks[info.header].term)
+        .into_iter()
+        .filter(|&b| inside(b) && b != info.header)
+        .collect::<Vec<_>>()[..]
+    {
+        starts.push(first);
+    }
+    (starts.iter())
+        .position(|&p| assigned.iter().all(|&r| !live[p][r as usize]))
+        .map(|k| k as u32)
+}
+
+/// Can evaluating `e` never be undefined (no division or remainder)?
+fn total(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Reg(_) | Expr::Builtin(_) => true,
+        Expr::Unary(_, a) => total(a),
+        Expr::Binary(op, a, b) => !matches!(op, BinOp::Div | BinOp::Rem) && total(a) && total(b),
+        Expr::Ternary(a, b, c) => total(a) && total(b) && total(c),
+        Expr::Call(_, args) => args.iter().all(total),
+    }
+}
+
+/// The edges a block can take (a branch on a literal takes one side only).
+fn successors(t: &STerm) -> Vec<SBlockId> {
+    match t {
+        STerm::Jump(b) => vec![*b],
+        STerm::Branch {
+            cond: Expr::Lit(v),
+            then_to,
+            else_to,
+        } => vec![if *v != 0 { *then_to } else { *else_to }],
+        STerm::Branch {
+            then_to, else_to, ..
+        } => vec![*then_to, *else_to],
+        STerm::Return => vec![],
+    }
+}
+
+/// `live[b][r]`: may register `r` be read, on some path from the entry of block `b`, before
+/// it is assigned? A thread that returns reads every register the final condition observes.
+fn live_at_entry(cfg: &Cfg) -> Vec<Vec<bool>> {
+    let nregs = cfg.regs.len();
+    let mut observed = vec![false; nregs];
+    for o in &cfg.observables {
+        if let Observable::Reg { reg, .. } = o {
+            observed[*reg as usize] = true;
+        }
+    }
+    let mut live = vec![vec![false; nregs]; cfg.blocks.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (b, blk) in cfg.blocks.iter().enumerate().rev() {
+            let mut out = vec![false; nregs];
+            let mut reads = Vec::new();
+            match &blk.term {
+                STerm::Return => out.clone_from(&observed),
+                STerm::Branch { cond, .. } => cond.regs(&mut reads),
+                STerm::Jump(_) => {}
+            }
+            for s in successors(&blk.term) {
+                for (o, l) in out.iter_mut().zip(&live[s]) {
+                    *o |= *l;
+                }
+            }
+            for r in reads {
+                out[r as usize] = true;
+            }
+            for ins in blk.instrs.iter().rev() {
+                if let Some(w) = ins.op.writes() {
+                    out[w as usize] = false;
+                }
+                for r in ins.op.reads() {
+                    out[r as usize] = true;
+                }
+            }
+            if out != live[b] {
+                live[b] = out;
+                changed = true;
+            }
+        }
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    fn idle(kernel: &str, cond: &str) -> Vec<Option<u32>> {
+        let text = format!(
+            "test t\nthreads 2\nglobal x\nglobal y[2]\nkernel {{ {kernel} }}\nexists ({cond})\n"
+        );
+        let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
+        super::idle_loops(&crate::ir::cfg::lower_observing(&test, &[]))
+    }
+
+    #[test]
+    fn spin_loops_are_idle_from_the_header_or_the_body() {
+        // Leaving by `break`, the register observed at the end: assigned again before every
+        // read, so dead at the header.
+        let brk = "while (1) { r = x; if (r == 1) { break; } }";
+        assert_eq!(idle(brk, "0:r == 1"), [Some(0)]);
+        // Read before the loop and in the body: `r` changes from header to header, not from
+        // the body's entry to the body's entry.
+        let rot = "r = x; while (r != 1) { r = x; }";
+        assert_eq!(idle(rot, "0:r == 1"), [Some(1)]);
+        // The body's last value of an observed register is what counts, whichever iterations
+        // went before.
+        let kept = "r = 0; s = x; while (s == 0) { r = y[0]; s = x; }";
+        assert_eq!(idle(kept, "0:r == 1"), [Some(1)]);
+        // Reading an element at a constant index is as good.
+        let elem = "r = y[1]; while (r != 1) { r = y[1]; }";
+        assert_eq!(idle(elem, "x == 1"), [Some(1)]);
+    }
+
+    #[test]
+    fn loops_with_effects_or_live_changes_are_not_idle() {
+        let not = [
+            // A store, an atomic, a fence, a barrier or a subgroup op going round.
+            "r = x; while (r == 0) { y[0] = 1; r = x; }",
+            "r = 0; while (r == 0) { r = atomicExchange(x, 1); }",
+            "r = x; while (r == 0) { fence(seq_cst); r = x; }",
+            "r = x; while (r == 0) { subgroupBarrier(); r = x; }",
+            "r = x; while (r == 0) { s = subgroupAdd(1); r = x; }",
+            // A counter: the register read next time changes.
+            "r = 0; while (r < 3) { r = r + 1; }",
+            // A value kept after the loop: the observed register may change in the body and
+            // not again later.
+            "r = 0; s = x; while (s == 0) { t = y[1]; if (t == 1) { r = y[0]; } s = x; }",
+            // Undefined behaviour may wait past the bound: a division, an index read.
+            "r = x; while (r == 0) { r = x; s = 4 / r; }",
+            "r = 0; s = y[r]; while (s == 0) { s = y[r]; }",
+        ];
+        for k in not {
+            assert_eq!(idle(k, "0:r == 0 || x == 1"), [None], "{k}");
+        }
+        // A loop inside: its iterations are more than one pass.
+        let nested = "r = x; while (r == 0) { s = y[0]; while (s == 0) { s = y[0]; } r = x; }";
+        assert_eq!(idle(nested, "x == 1"), [None, Some(1)]);
+    }
+}
