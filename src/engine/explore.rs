@@ -231,7 +231,8 @@ struct State {
 enum Outcome {
     Next(State, Vec<Step>),
     Dead(DeadKind, Step),
-    /// Failed speculation: not an execution at all.
+    /// Failed speculation, or going round an idle loop that no run needs
+    /// ([`Program::idle_back_edge`]): not an execution to record.
     Pruned,
 }
 

@@ -1,8 +1,8 @@
 //! Idle loops: loops whose iterations that go round again change nothing a later step can see.
 //!
 //! An iteration of loop `l` that goes round (from a point of the loop back to that point,
-//! never leaving) is *idle* when it writes no memory, meets no fence, barrier or subgroup
-//! op, cannot meet undefined behaviour, and assigns only registers that are dead at that
+//! never leaving) is *idle* when it writes no memory, meets no barrier or subgroup op (a
+//! fence is allowed: it orders, and changes nothing), cannot meet undefined behaviour, and assigns only registers that are dead at that
 //! point (every path from it assigns them again before reading them, the final condition
 //! included). A loop is idle when every such iteration is, for the header or the body's
 //! entry as the point (a spin loop: `while (flag == 0) {}`, `r = x; while (r != 1) { r = x;
@@ -16,7 +16,8 @@
 //! lanes, a run that the loop bound cuts there either never finishes (a hang, for `tangle
 //! liveness`) or finishes as a run within the bound: the cut hides no outcome. Under a
 //! memory model this assumes that the model never forbids an execution because some reads
-//! were removed from it, as Dartagnan's spin-loop reduction does.
+//! and fences were removed from it, as Dartagnan's spin-loop reduction does (only a store is
+//! a side effect there).
 
 use super::cfg::{Cfg, LoopId, SBlockId, STerm};
 use super::{Expr, Observable, Op};
@@ -76,6 +77,8 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
                     Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
                     _ => false,
                 },
+                // A fence orders; it changes nothing a later step reads.
+                Op::Fence { id } => id.as_ref().is_none_or(total),
                 _ => false,
             };
             if !safe {
@@ -204,6 +207,9 @@ mod tests {
         // went before.
         let kept = "r = 0; s = x; while (s == 0) { r = y[0]; s = x; }";
         assert_eq!(idle(kept, "0:r == 1"), [Some(1)]);
+        // A fence in the loop (message passing's acquire) orders and changes nothing.
+        let fenced = "r = x; while (r == 0) { fence(acquire); r = x; }";
+        assert_eq!(idle(fenced, "0:r == 1"), [Some(1)]);
         // Reading an element at a constant index is as good.
         let elem = "r = y[1]; while (r != 1) { r = y[1]; }";
         assert_eq!(idle(elem, "x == 1"), [Some(1)]);
@@ -215,7 +221,6 @@ mod tests {
             // A store, an atomic, a fence, a barrier or a subgroup op going round.
             "r = x; while (r == 0) { y[0] = 1; r = x; }",
             "r = 0; while (r == 0) { r = atomicExchange(x, 1); }",
-            "r = x; while (r == 0) { fence(seq_cst); r = x; }",
             "r = x; while (r == 0) { subgroupBarrier(); r = x; }",
             "r = x; while (r == 0) { s = subgroupAdd(1); r = x; }",
             // A counter: the register read next time changes.

@@ -901,7 +901,7 @@ impl<'p> Encoding<'p> {
     /// never missed.)
     pub fn cut(&self, m: &Model) -> Answer<Vec<Step>> {
         if terms::is_false(&self.cut_doubt) {
-            // No path of any thread takes a cut edge.
+            // No path of any thread takes a cut edge outside an idle loop.
             return Answer::No;
         }
         let mut a = self.model_lits(m);
