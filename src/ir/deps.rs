@@ -37,7 +37,7 @@ fn flow(origins: &Origins, regs: &[RegId]) -> BTreeSet<Pos> {
 
 /// Does `e` divide (or take a remainder) by something that is not a literal? Its registers
 /// then decide whether the expression is undefined behaviour.
-fn divides(e: &Expr) -> bool {
+pub(super) fn divides(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) | Expr::Reg(_) | Expr::Builtin(_) => false,
         Expr::Unary(_, a) => divides(a),

@@ -2,9 +2,9 @@
 //!
 //! An iteration of loop `l` that goes round (from a point of the loop back to that point,
 //! never leaving) is *idle* when it writes no memory, meets no barrier or subgroup op (a
-//! fence is allowed: it orders, and changes nothing), cannot meet undefined behaviour, and assigns only registers that are dead at that
-//! point (every path from it assigns them again before reading them, the final condition
-//! included). A loop is idle when every such iteration is, for the header or the body's
+//! fence is allowed: it orders, and changes nothing), cannot meet undefined behaviour, and
+//! assigns only registers that are dead at that point (every path from it assigns them
+//! again before reading them, the final condition included). A loop is idle when every such iteration is, for the header or the body's
 //! entry as the point (a spin loop: `while (flag == 0) {}`, `r = x; while (r != 1) { r = x;
 //! }`, `do { r = ld x } while (r != 1)`).
 //!
@@ -21,7 +21,6 @@
 
 use super::cfg::{Cfg, LoopId, SBlockId, STerm};
 use super::{Expr, Observable, Op};
-use crate::vocab::BinOp;
 
 /// For each loop of `cfg`: `None` when it is not idle; `Some(k)` when it is, where `k` is how
 /// many times a lane alone needs to go back to the header once idle iterations are removed
@@ -109,15 +108,11 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
         .map(|k| k as u32)
 }
 
-/// Can evaluating `e` never be undefined (no division or remainder)?
+/// Can evaluating `e` never be undefined in one iteration and defined in another? A
+/// division by a register could ([`super::deps::divides`]); one by a literal is the same
+/// every time.
 fn total(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(_) | Expr::Reg(_) | Expr::Builtin(_) => true,
-        Expr::Unary(_, a) => total(a),
-        Expr::Binary(op, a, b) => !matches!(op, BinOp::Div | BinOp::Rem) && total(a) && total(b),
-        Expr::Ternary(a, b, c) => total(a) && total(b) && total(c),
-        Expr::Call(_, args) => args.iter().all(total),
-    }
+    !super::deps::divides(e)
 }
 
 /// The edges a block can take (a branch on a literal takes one side only).

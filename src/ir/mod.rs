@@ -181,6 +181,10 @@ impl Layout {
         let lanes = self.subgroup.min(self.workgroup - k * self.subgroup);
         start..start + lanes
     }
+    /// Lanes of the widest subgroup (a subgroup larger than the workgroup is partial).
+    pub fn widest_subgroup(&self) -> u32 {
+        self.subgroup.min(self.workgroup)
+    }
     /// Whether some subgroup has fewer lanes than the subgroup size.
     pub fn has_partial_subgroups(&self) -> bool {
         !self.workgroup.is_multiple_of(self.subgroup)

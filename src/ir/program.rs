@@ -142,7 +142,7 @@ impl Program {
     /// the bound. The engines then drop such runs as unfinished, not as a doubt.
     pub fn idle_cut(&self, b: BlockId) -> bool {
         let sblock = &self.cfg.blocks[self.blocks[b as usize].sblock];
-        let lanes = self.layout.subgroup.min(self.layout.workgroup);
+        let lanes = self.layout.widest_subgroup();
         sblock
             .loops
             .last()
@@ -159,7 +159,7 @@ impl Program {
             return false;
         };
         header.role == Role::LoopHeader
-            && self.layout.subgroup.min(self.layout.workgroup) == 1
+            && self.layout.widest_subgroup() == 1
             && self.cfg.blocks[header.sblock]
                 .loops
                 .last()
