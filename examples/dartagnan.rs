@@ -113,7 +113,9 @@ fn main() {
     let mut totals = Vec::new();
     let mut answers: Vec<Vec<Option<bool>>> = Vec::new();
     for &engine in &engines {
+        // The verdict and herd's Ok/No only, as `tangle check` (no outcome lists).
         let mut opts = Options::default()
+            .with_outcomes(false)
             .with_engine(engine)
             .with_timeout_ms(Some(args.timeout));
         opts.memory = memory.clone();

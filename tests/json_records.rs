@@ -23,7 +23,11 @@ fn inconsistencies(r: &Value) -> Vec<String> {
     }
     let holds = r.get("condition_holds").and_then(Value::as_bool);
     match (r["quantifier"].as_str(), holds) {
-        (_, Some(_)) if !decided => bad.push("condition_holds without a verdict".into()),
+        // `forall P` is decided by its own question (is an outcome breaking P reachable?),
+        // so it may hold or fail while the verdict (is P reachable?) is unknown.
+        (Some("exists" | "~exists"), Some(_)) if !decided => {
+            bad.push("condition_holds without a verdict".into())
+        }
         (Some("exists"), Some(h)) if h != (verdict == "allowed") => {
             bad.push("exists P holds iff P is reachable".into())
         }
@@ -77,6 +81,16 @@ fn inconsistencies(r: &Value) -> Vec<String> {
         }
         if complete == r.get("outcomes_incomplete_because").is_some() {
             bad.push("a reason exactly when the list is incomplete".into());
+        }
+        if r["quantifier"] == "forall" && holds == Some(true) && !list.is_empty() && !any_sat {
+            bad.push("forall P holds, yet no listed outcome satisfies P".into());
+        }
+        let breaks = |o: &Value| match o.get("satisfies_all") {
+            Some(all) => all == false,
+            None => o["satisfies"] == false,
+        };
+        if r["quantifier"] == "forall" && holds == Some(true) && list.iter().any(breaks) {
+            bad.push("forall P holds, yet a listed outcome breaks P".into());
         }
         if r["quantifier"] == "forall" && complete && decided {
             let all = list.iter().all(|o| o["satisfies"] == true);
@@ -146,4 +160,64 @@ fn the_checker_catches_a_contradiction() {
         "witness": [], "observables": [],
     });
     assert!(!inconsistencies(&r).is_empty());
+}
+
+/// `forall P` is decided without an outcome list (is an outcome breaking P reachable?), and
+/// that answer is the one a complete list gives: every fourth suite file, its condition made
+/// a `forall`, under both engines, with and without the list.
+#[test]
+fn forall_holds_without_an_outcome_list_as_with_one() {
+    let models: Vec<Model> = ["CM", "SSO", "Lazy"]
+        .iter()
+        .map(|m| Model::by_name(m).unwrap())
+        .collect();
+    let (mut compared, mut holds, mut fails) = (0, 0, 0);
+    let mut bad = Vec::new();
+    for f in common::suite_files().iter().step_by(4) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let Some(at) = text.rfind("\nexists").or_else(|| text.rfind("\n~exists")) else {
+            continue;
+        };
+        let tail = &text[at + 1..];
+        let body = tail.trim_start_matches('~').trim_start_matches("exists");
+        let text = format!("{}forall{body}", &text[..at + 1]);
+        let Ok(test) = tangle::syntax::parse("forall.litmus", text.as_bytes()) else {
+            continue;
+        };
+        let prog = query::compile(&test, 8).unwrap();
+        for engine in [Engine::Smt, Engine::Explore] {
+            let opts = |listed: bool| {
+                Options::default()
+                    .with_engine(engine)
+                    .with_outcomes(listed)
+                    .with_max_states(300_000)
+                    .with_timeout_ms(Some(20_000))
+            };
+            let listed = query::analyse_models(&test, &prog, &models, &opts(true));
+            let checked = query::analyse_models(&test, &prog, &models, &opts(false));
+            for (l, c) in listed.iter().zip(&checked) {
+                if !l.outcomes_complete {
+                    continue;
+                }
+                compared += 1;
+                match c.condition_holds {
+                    Some(true) => holds += 1,
+                    Some(false) => fails += 1,
+                    None => {}
+                }
+                if c.condition_holds != l.condition_holds {
+                    bad.push(format!(
+                        "{} {} {engine}: {:?} without the list, {:?} with it",
+                        f.display(),
+                        l.model,
+                        c.condition_holds,
+                        l.condition_holds
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("{compared} compared: {holds} hold, {fails} fail");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(compared >= 60 && holds >= 5 && fails >= 20, "{compared} {holds} {fails}");
 }

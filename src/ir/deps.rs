@@ -162,7 +162,13 @@ mod tests {
         );
         let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
         let budget = crate::budget::Budget::unlimited();
-        crate::ir::unroll(crate::ir::cfg::lower_observing(&test, &[]), 2, &budget).unwrap()
+        crate::ir::unroll(
+            crate::ir::cfg::lower_observing(&test, &[]),
+            2,
+            crate::ir::IdleDepth::Lanes,
+            &budget,
+        )
+        .unwrap()
     }
 
     /// Whether each load of the program matters to thread `t`, in program order.

@@ -4,6 +4,7 @@
 
 use super::bounds::{self, Need};
 use super::cfg::Cfg;
+use super::idle;
 use super::program::Program;
 use super::unroll::{unroll_to, UnrollError};
 use crate::budget::Budget;
@@ -11,16 +12,47 @@ use crate::budget::Budget;
 /// Most rounds of deepening and trimming.
 const ROUNDS: usize = 12;
 
+/// How deep idle loops ([`super::idle`]) are unrolled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleDepth {
+    /// As deep as the widest subgroup has lanes, at most the bound: a cut there hides no
+    /// outcome ([`Program::idle_cut`]), so questions about outcomes need no more, and every
+    /// iteration beyond is work for the engines with nothing to find.
+    Lanes,
+    /// To the bound, like every other loop: for questions about the runs themselves
+    /// (liveness watches loops go round), and for checking the rule above.
+    Bound,
+}
+
 /// Unrolls `cfg`: each loop as deep as [`super::bounds`] finds it can run, and to `unroll`
-/// iterations (at least 1) where it cannot tell. Should those depths make the program too
-/// large, every loop gets `unroll`. Every round runs under `budget`.
-pub fn unroll(cfg: Cfg, unroll: u32, budget: &Budget) -> Result<Program, UnrollError> {
+/// iterations (at least 1) where it cannot tell (idle loops: see [`IdleDepth`]). Should those
+/// depths make the program too large, every loop gets `unroll`. Every round runs under
+/// `budget`.
+pub fn unroll(
+    cfg: Cfg,
+    unroll: u32,
+    idle_depth: IdleDepth,
+    budget: &Budget,
+) -> Result<Program, UnrollError> {
     let unroll = unroll.max(1);
     let found = bounds::loop_depths(&cfg);
-    let mut depths: Vec<u32> = found.iter().map(|d| d.unwrap_or(unroll)).collect();
+    // The most iterations each loop needs: idle ones, the subgroup's lanes.
+    let lanes = cfg.layout.widest_subgroup().max(1);
+    let most: Vec<u32> = idle::idle_loops(&cfg)
+        .iter()
+        .map(|i| match i {
+            Some(_) if idle_depth == IdleDepth::Lanes => lanes,
+            _ => bounds::MAX_DEPTH,
+        })
+        .collect();
+    let mut depths: Vec<u32> = found
+        .iter()
+        .zip(&most)
+        .map(|(d, &m)| d.unwrap_or(unroll).min(m))
+        .collect();
     let mut prog = match unroll_to(&cfg, &depths, unroll, budget) {
         Err(UnrollError::TooLarge { .. }) if depths.iter().any(|&d| d != unroll) => {
-            depths = vec![unroll; depths.len()];
+            depths = most.iter().map(|&m| unroll.min(m)).collect();
             return unroll_to(&cfg, &depths, unroll, budget);
         }
         r => r?,
@@ -42,7 +74,10 @@ pub fn unroll(cfg: Cfg, unroll: u32, budget: &Budget) -> Result<Program, UnrollE
                 Need::Deeper(f) if last_cut[l] == Some(*f) => {}
                 Need::Deeper(f) => {
                     last_cut[l] = Some(*f);
-                    next[l] = (depths[l] * 2).min(bounds::MAX_DEPTH);
+                    next[l] = (depths[l] * 2)
+                        .min(bounds::MAX_DEPTH)
+                        .min(most[l])
+                        .max(depths[l]);
                 }
                 Need::Open => {}
             }
@@ -60,4 +95,34 @@ pub fn unroll(cfg: Cfg, unroll: u32, budget: &Budget) -> Result<Program, UnrollE
         }
     }
     Ok(prog)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdleDepth;
+    use crate::budget::Budget;
+
+    fn depths(body: &str, subgroup: u32, idle: IdleDepth) -> Vec<u32> {
+        let text = format!(
+            "test t\nthreads 4\nsubgroup {subgroup}\nglobal x\nglobal y\nkernel {{ r = x; while (r != 1) {{ {body} }} }}\nexists (0:r == 1)\n"
+        );
+        let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
+        let cfg = crate::ir::cfg::lower(&test);
+        super::unroll(cfg, 8, idle, &Budget::unlimited())
+            .unwrap()
+            .depths
+    }
+
+    #[test]
+    fn idle_loops_are_unrolled_as_deep_as_a_subgroup_has_lanes() {
+        let spin = "r = x;";
+        assert_eq!(depths(spin, 2, IdleDepth::Lanes), [2]);
+        assert_eq!(depths(spin, 1, IdleDepth::Lanes), [1]);
+        // Wider than the threads: the widest subgroup is the workgroup's 4 lanes.
+        assert_eq!(depths(spin, 16, IdleDepth::Lanes), [4]);
+        // To the bound, like any loop: deepened, as the run is certainly cut.
+        assert!(depths(spin, 2, IdleDepth::Bound)[0] >= 8);
+        // A loop that writes is not idle: the bound, deepened where a run is certainly cut.
+        assert!(depths("y = 1; r = x;", 2, IdleDepth::Lanes)[0] >= 8);
+    }
 }

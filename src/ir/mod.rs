@@ -19,7 +19,7 @@ pub mod unroll;
 use crate::syntax::Span;
 use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, SgOp};
 
-pub use depth::unroll;
+pub use depth::{unroll, IdleDepth};
 pub use program::{Block, BlockId, Program, Target, Term};
 pub use unroll::UnrollError;
 

@@ -161,7 +161,9 @@ pub fn liveness(
         states: 0,
         millis: 0.0,
     };
-    let prog = match compile_for(test, opts) {
+    // Liveness watches loops go round: idle loops too are unrolled to the bound.
+    let full = opts.clone().with_idle_depth(crate::ir::IdleDepth::Bound);
+    let prog = match compile_for(test, &full) {
         Ok(p) => p,
         Err(QueryError::Exhausted(e)) => {
             report.verdict = LiveVerdict::Unknown(e.to_string());

@@ -79,6 +79,9 @@ pub struct Options {
     /// When the test's analysis began, so that unrolling and the engines share one deadline
     /// ([`Options::started`]); `None`: each budget starts when it is made.
     pub start: Option<Instant>,
+    /// How deep idle loops are unrolled: as deep as a subgroup has lanes (the default: no
+    /// outcome lies deeper), or to the loop bound.
+    pub idle_depth: ir::IdleDepth,
 }
 
 /// The loop bound when none is given (`--unroll`).
@@ -102,6 +105,7 @@ impl Default for Options {
             time_bits: 0,
             memory: None,
             start: None,
+            idle_depth: ir::IdleDepth::Lanes,
         }
     }
 }
@@ -121,6 +125,10 @@ impl Options {
     }
     pub fn with_timeout_ms(mut self, ms: Option<u32>) -> Self {
         self.timeout_ms = ms;
+        self
+    }
+    pub fn with_idle_depth(mut self, d: ir::IdleDepth) -> Self {
+        self.idle_depth = d;
         self
     }
     pub fn with_max_memory_mib(mut self, mib: Option<u64>) -> Self {
@@ -338,6 +346,7 @@ pub fn compile_within(
     Ok(ir::unroll(
         ir::cfg::lower_observing(test, extra),
         unroll,
+        ir::IdleDepth::Lanes,
         budget,
     )?)
 }
@@ -354,7 +363,12 @@ pub fn compile_observing(
 /// As [`compile_within`], under the options' budget. `opts` must be [`Options::started`] for
 /// the unrolling to count in the analysis's time.
 pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
-    compile_within(test, opts.unroll, &[], &opts.budget())
+    Ok(ir::unroll(
+        ir::cfg::lower(test),
+        opts.unroll,
+        opts.idle_depth,
+        &opts.budget(),
+    )?)
 }
 
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.

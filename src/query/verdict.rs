@@ -26,6 +26,9 @@ pub(super) enum Reach {
 /// What an engine found about one test under one model.
 pub(super) struct Findings {
     pub reach: Reach,
+    /// For `forall P`: is an outcome breaking P reachable? (herd's Ok/No for the condition,
+    /// without listing every outcome.) `None` for the other quantifiers.
+    pub counter: Option<Reach>,
     /// Why "unreachable" is no proof: the loop bound cut an execution (or may have), a limit
     /// stopped the search, values were sampled.
     pub doubts: Vec<String>,
@@ -121,7 +124,7 @@ pub(super) fn conclude(
         Reach::Unreachable => Verdict::Unknown(reasons.join("; ")),
         Reach::Unknown(why) => Verdict::Unknown(why),
     };
-    a.condition_holds = condition_holds(a);
+    a.condition_holds = condition_holds(a, f.counter.as_ref(), proof);
     // A caller that asked only for the verdict (`check`) gets only the verdict, whichever
     // engine listed outcomes on its way.
     if !opts.want_outcomes {
@@ -141,6 +144,20 @@ pub(super) fn from_smt(
     m: &Model,
     opts: &Options,
 ) {
+    // The verdict's own questions first (is P reachable, can the bound cut a run), then
+    // what only describes the answer (flags, undefined behaviour, outcomes): a budget that
+    // runs out in a description costs the description, not the verdict.
+    let reach = match enc.allowed_execution(m) {
+        Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
+        Answer::No => Reach::Unreachable,
+        Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
+    };
+    let counter =
+        (test.condition.quantifier == Quantifier::Forall).then(|| match enc.counterexample(m) {
+            Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
+            Answer::No => Reach::Unreachable,
+            Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
+        });
     let mut doubts = Vec::new();
     let mut partial = Vec::new();
     let cut = match enc.cut(m) {
@@ -183,13 +200,9 @@ pub(super) fn from_smt(
         families = o.families;
         o.outcomes
     });
-    let reach = match enc.allowed_execution(m) {
-        Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
-        Answer::No => Reach::Unreachable,
-        Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
-    };
     let findings = Findings {
         reach,
+        counter,
         doubts,
         partial,
         cut,
@@ -258,8 +271,17 @@ pub(super) fn from_exploration(
         Some((values, st)) => Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned()),
         None => Reach::Unreachable,
     };
+    let counter = (test.condition.quantifier == Quantifier::Forall).then(|| {
+        match ex.outcomes.iter().find(|(v, _)| !prog.prop.eval(v)) {
+            Some((values, st)) => {
+                Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned())
+            }
+            None => Reach::Unreachable,
+        }
+    });
     let findings = Findings {
         reach,
+        counter,
         doubts,
         partial: Vec::new(),
         cut,
@@ -389,20 +411,27 @@ fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
 
 /// herd's Ok/No for the condition, from the verdict's own query: `exists P` holds when P is
 /// reachable, `~exists P` when it is not. `forall P` asks whether every outcome satisfies P,
-/// which the verdict (is P reachable?) does not answer: it is read off the outcome list when
-/// that list is complete, and left undecided otherwise.
-fn condition_holds(a: &Analysis) -> Option<bool> {
+/// which the verdict (is P reachable?) does not answer: it holds when no outcome breaking P
+/// is reachable (`counter`, a proof only without doubts), or, from a complete outcome list,
+/// when every outcome satisfies P.
+fn condition_holds(a: &Analysis, counter: Option<&Reach>, proof: bool) -> Option<bool> {
+    if a.quantifier == Quantifier::Forall {
+        if a.outcomes_listed && a.outcomes_complete {
+            return Some(a.outcomes.iter().all(|o| o.satisfies_all));
+        }
+        return match counter? {
+            Reach::Witness(..) => Some(false),
+            Reach::Unreachable if proof => Some(true),
+            Reach::Unreachable | Reach::Unknown(_) => None,
+        };
+    }
     let reachable = match a.verdict {
         Verdict::Allowed => true,
         Verdict::Forbidden => false,
         Verdict::Unknown(_) => return None,
     };
-    match a.quantifier {
-        Quantifier::Exists => Some(reachable),
-        Quantifier::NotExists => Some(!reachable),
-        Quantifier::Forall if a.outcomes_listed && a.outcomes_complete => {
-            Some(a.outcomes.iter().all(|o| o.satisfies_all))
-        }
-        Quantifier::Forall => None,
-    }
+    Some(match a.quantifier {
+        Quantifier::NotExists => !reachable,
+        _ => reachable,
+    })
 }

@@ -87,6 +87,9 @@ impl Default for SmtOptions {
     }
 }
 
+/// A run the solver found: its trace and, under a relaxed memory model, its execution.
+pub type Run = (Vec<Step>, Option<crate::memory::Execution>);
+
 /// What the solver said about one question.
 #[derive(Clone, Debug)]
 pub enum Answer<T> {
@@ -694,12 +697,17 @@ impl<'p> Encoding<'p> {
 
     /// As [`Encoding::allowed`], with the witness's reads-from and coherence under a relaxed
     /// memory model.
-    #[allow(clippy::type_complexity)]
-    pub fn allowed_execution(
-        &self,
-        m: &Model,
-    ) -> Answer<(Vec<Step>, Option<crate::memory::Execution>)> {
-        let prop = self.prop(&self.prog.prop);
+    pub fn allowed_execution(&self, m: &Model) -> Answer<Run> {
+        self.reaching(m, self.prop(&self.prog.prop))
+    }
+
+    /// A complete execution allowed under `m` whose outcome breaks the condition's
+    /// proposition: for `forall P`, a run that shows P does not hold everywhere.
+    pub fn counterexample(&self, m: &Model) -> Answer<Run> {
+        self.reaching(m, terms::not(&self.prop(&self.prog.prop)))
+    }
+
+    fn reaching(&self, m: &Model, prop: Bool) -> Answer<Run> {
         if terms::is_false(&prop) {
             // The condition is false in every execution, whatever the schedule: no need to
             // ask whether a schedule exists.

@@ -106,6 +106,7 @@ fn unrolled(
     crate::ir::unroll(
         crate::ir::cfg::lower(test),
         unroll,
+        crate::ir::IdleDepth::Lanes,
         &crate::budget::Budget::unlimited(),
     )
 }
