@@ -4,7 +4,10 @@
 //! A run that exhausts a budget is not an error: the phase stops and the query answers
 //! `unknown` with the [`Exhausted`] reason (egg's `StopReason`). Memory is measured, not
 //! estimated: the resident set of the whole process (our structures and Z3's), read from
-//! `/proc/self/statm` every few hundred checks, so one number covers both engines.
+//! `/proc/self/statm` every few hundred checks, so one number covers both engines. What
+//! counts is what the analysis added since its budget was made: memory an earlier analysis
+//! of the same run freed is seldom returned to the system (the allocator keeps it for
+//! reuse), and counting it would make every later test of a batch `unknown`.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -17,7 +20,7 @@ pub const DEFAULT_MAX_MEMORY_MIB: u64 = 4096;
 pub enum Exhausted {
     #[error("the time budget ({limit_ms} ms) ran out while {phase}")]
     Time { limit_ms: u64, phase: &'static str },
-    #[error("the memory budget ran out while {phase}: {used_mib} MiB resident, over the {limit_mib} MiB allowed for it")]
+    #[error("the memory budget ran out while {phase}: the analysis added {used_mib} MiB to the process, over the {limit_mib} MiB allowed for it")]
     Memory {
         limit_mib: u64,
         used_mib: u64,
@@ -31,6 +34,8 @@ pub struct Budget {
     start: Instant,
     time: Option<Duration>,
     max_memory_mib: Option<u64>,
+    /// The resident set when the budget was made (with a memory ceiling).
+    base_mib: Option<u64>,
     ticks: Cell<u32>,
 }
 
@@ -55,6 +60,7 @@ impl Budget {
             start,
             time,
             max_memory_mib,
+            base_mib: max_memory_mib.and_then(|_| resident_mib()),
             ticks: Cell::new(0),
         }
     }
@@ -109,7 +115,8 @@ impl Budget {
 
     /// Checks the memory ceiling now.
     pub fn check_memory(&self, phase: &'static str) -> Result<(), Exhausted> {
-        if let (Some(limit), Some(used)) = (self.max_memory_mib, resident_mib()) {
+        if let (Some(limit), Some(now)) = (self.max_memory_mib, resident_mib()) {
+            let used = now.saturating_sub(self.base_mib.unwrap_or(0));
             if used > limit {
                 return Err(Exhausted::Memory {
                     limit_mib: limit,

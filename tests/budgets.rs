@@ -37,15 +37,20 @@ fn a_time_budget_that_runs_out_while_encoding_gives_unknown_with_the_phase() {
     }
 }
 
+/// The budget counts what the analysis adds to the process (docs/decisions.md): 1 MiB is
+/// outgrown at once. The explorer may stop first at the state count that memory allows.
 #[test]
-fn a_memory_budget_below_the_process_size_gives_unknown_for_both_engines() {
+fn a_memory_budget_the_analysis_outgrows_gives_unknown_for_both_engines() {
     for engine in [Engine::Smt, Engine::Explore] {
         let opts = Options::default()
             .with_engine(engine)
             .with_max_memory_mib(Some(1));
         for (m, v, _) in verdicts(RACY_256, 8, &opts) {
             match v {
-                Verdict::Unknown(why) => assert!(why.contains("memory budget"), "{m}: {why}"),
+                Verdict::Unknown(why) => assert!(
+                    why.contains("memory budget") || why.contains("MiB hold"),
+                    "{m}: {why}"
+                ),
                 other => panic!("{engine} {m}: expected unknown, got {other:?}"),
             }
         }

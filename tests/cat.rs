@@ -493,7 +493,31 @@ fn dartagnan_ptx_sample_matches_the_published_table() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 58);
+    assert_eq!(checked, 60);
+}
+
+/// `bar.cta.arrive` counts towards a barrier without waiting at it: the barrier-synchronisation
+/// edges (`syncbar`) leave an arrival but never enter it, as in Dartagnan. A thread that
+/// arrives and then reads may miss a write made before another thread's `bar.cta.sync` on
+/// the same barrier; one that waits there may not. Both engines.
+#[test]
+fn bar_cta_arrive_does_not_wait() {
+    let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
+    for (mode, allowed) in [("arrive", true), ("sync", false)] {
+        let text = format!(
+            "PTX bar-{mode}\n{{\nx=0;\nP0:r0=0\n}}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.{mode} 1 | st.weak x, 1 ;\n ld.weak r0, x | bar.cta.sync 1 ;\nexists (P0:r0 == 0)\n"
+        );
+        let test = tangle::dialect::ptx::parse("bar.litmus", text.as_bytes()).unwrap();
+        for engine in [Engine::Explore, Engine::Smt] {
+            let a = analyse_with(&test, "SSO", engine, &ptx);
+            let want = if allowed {
+                Verdict::Allowed
+            } else {
+                Verdict::Forbidden
+            };
+            assert_eq!(a.verdict, want, "bar.cta.{mode}, {engine:?}");
+        }
+    }
 }
 
 /// The PTX dialect: one subgroup per thread, CTAs as workgroups, GPUs as queue families;

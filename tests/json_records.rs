@@ -219,5 +219,8 @@ fn forall_holds_without_an_outcome_list_as_with_one() {
     }
     eprintln!("{compared} compared: {holds} hold, {fails} fail");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    assert!(compared >= 60 && holds >= 5 && fails >= 20, "{compared} {holds} {fails}");
+    assert!(
+        compared >= 60 && holds >= 5 && fails >= 20,
+        "{compared} {holds} {fails}"
+    );
 }

@@ -146,8 +146,8 @@ pub struct BudgetArgs {
     /// stopped in.
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u32>,
-    /// Memory budget of the process in MiB (both engines); when it runs out the answer is
-    /// unknown.
+    /// Memory budget of each analysis in MiB: what it may add to the process (both engines);
+    /// when it runs out the answer is unknown.
     #[arg(long, value_name = "MIB", default_value_t = tangle::budget::DEFAULT_MAX_MEMORY_MIB)]
     pub max_memory: u64,
 }

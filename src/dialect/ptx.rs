@@ -302,21 +302,31 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
             (StmtKind::Fence { id: None }, tags)
         }
         "bar" => {
-            if mods != ["cta", "sync"] {
-                let what = if mods.contains(&"arrive") {
-                    "`bar.cta.arrive` (a barrier that does not wait) is not supported yet"
-                        .to_string()
-                } else {
-                    format!("expected `bar.cta.sync ID`, found `{s}`")
-                };
-                cx.err(what);
-                return None;
+            // `bar.cta.arrive` counts towards the barrier without waiting: as in Dartagnan,
+            // its barrier-synchronisation edges (`syncbar`) only leave it (`ARRIVE`).
+            let arrive = match mods.as_slice() {
+                ["cta", "sync"] => false,
+                ["cta", "arrive"] => true,
+                _ => {
+                    cx.err(format!(
+                        "expected `bar.cta.sync ID` or `bar.cta.arrive ID`, found `{s}`"
+                    ));
+                    return None;
+                }
+            };
+            let mut tags: Vec<String> = vec!["CBAR".into(), "CTA".into()];
+            if arrive {
+                tags.push("ARRIVE".into());
             }
             if args.len() == 2 {
                 let (name, id) = cx.barrier_id(&args, "bar.cta.sync instance, id")?;
-                let tags = vec!["CBAR".into(), "CTA".into(), name];
+                tags.push(name);
                 (StmtKind::Fence { id: Some(id) }, tags)
             } else if args.len() > 2 {
+                if arrive {
+                    cx.err("`bar.cta.arrive` with a quorum is not supported".to_string());
+                    return None;
+                }
                 let scope = cx.quorum_barrier(&args, "bar.cta.sync instance, id, quorum")?;
                 return Some(Ins::Stmt(Stmt {
                     kind: StmtKind::Barrier(scope),
@@ -327,7 +337,7 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 if !cx.want(&args, 1, op, "bar.cta.sync ID") {
                     return None;
                 }
-                let tags = vec!["CBAR".into(), "CTA".into(), cbar_tag(args[0])];
+                tags.push(cbar_tag(args[0]));
                 (StmtKind::Fence { id: None }, tags)
             }
         }

@@ -192,7 +192,12 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
         "swg" => level(Level::Workgroup),
         "sqf" => level(Level::QueueFamily),
         "sinst" => sinst(prog, a, b),
-        "scbarinst" | "syncbar" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
+        "scbarinst" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
+        // Dartagnan's: as `scbarinst`, but a barrier that only arrives (PTX `bar.cta.arrive`,
+        // tagged `ARRIVE`) does not wait, so nothing synchronises *into* it.
+        "syncbar" => {
+            sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b) && !has(prog, b, "ARRIVE")
+        }
         // System-synchronizes-with (a VULKAN test's `ssw S T`): every event of thread S
         // before every event of thread T.
         "ssw" => match (a.thread, b.thread) {

@@ -62,7 +62,8 @@ pub struct Options {
     /// Time budget of one test's analysis (all its models), in milliseconds: unrolling,
     /// encoding, solving and exploring all count.
     pub timeout_ms: Option<u32>,
-    /// Memory budget of the process during the analysis, in MiB (both engines).
+    /// Memory budget of the analysis, in MiB: what it may add to the process's resident set
+    /// (both engines).
     pub max_memory_mib: Option<u64>,
     /// SMT: enumerate every outcome (not only the verdict's).
     pub want_outcomes: bool,
