@@ -37,11 +37,10 @@ pub fn unroll(
     let unroll = unroll.max(1);
     let found = bounds::loop_depths(&cfg);
     // The most iterations each loop needs: idle ones, the subgroup's lanes.
-    let lanes = cfg.layout.widest_subgroup().max(1);
     let most: Vec<u32> = idle::idle_loops(&cfg)
         .iter()
         .map(|i| match i {
-            Some(_) if idle_depth == IdleDepth::Lanes => lanes,
+            Some(_) if idle_depth == IdleDepth::Lanes => cfg.layout.idle_depth(),
             _ => bounds::MAX_DEPTH,
         })
         .collect();

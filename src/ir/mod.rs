@@ -185,6 +185,11 @@ impl Layout {
     pub fn widest_subgroup(&self) -> u32 {
         self.subgroup.min(self.workgroup)
     }
+    /// Iterations an idle loop needs so that a cut in it hides no outcome: one per lane of
+    /// the widest subgroup ([`idle`]).
+    pub fn idle_depth(&self) -> u32 {
+        self.widest_subgroup().max(1)
+    }
     /// Whether some subgroup has fewer lanes than the subgroup size.
     pub fn has_partial_subgroups(&self) -> bool {
         !self.workgroup.is_multiple_of(self.subgroup)

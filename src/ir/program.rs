@@ -142,11 +142,11 @@ impl Program {
     /// the bound. The engines then drop such runs as unfinished, not as a doubt.
     pub fn idle_cut(&self, b: BlockId) -> bool {
         let sblock = &self.cfg.blocks[self.blocks[b as usize].sblock];
-        let lanes = self.layout.widest_subgroup();
+        let needed = self.layout.idle_depth();
         sblock
             .loops
             .last()
-            .is_some_and(|&l| self.idle[l].is_some() && self.depths[l] >= lanes)
+            .is_some_and(|&l| self.idle[l].is_some() && self.depths[l] >= needed)
     }
 
     /// Is `from -> to` a back edge of an idle loop that no run needs, in a program whose

@@ -344,10 +344,20 @@ pub fn compile_within(
     extra: &[ast::Operand],
     budget: &Budget,
 ) -> Result<Program, QueryError> {
+    compile_at(test, unroll, ir::IdleDepth::Lanes, extra, budget)
+}
+
+fn compile_at(
+    test: &ast::Test,
+    unroll: u32,
+    idle: ir::IdleDepth,
+    extra: &[ast::Operand],
+    budget: &Budget,
+) -> Result<Program, QueryError> {
     Ok(ir::unroll(
         ir::cfg::lower_observing(test, extra),
         unroll,
-        ir::IdleDepth::Lanes,
+        idle,
         budget,
     )?)
 }
@@ -364,12 +374,7 @@ pub fn compile_observing(
 /// As [`compile_within`], under the options' budget. `opts` must be [`Options::started`] for
 /// the unrolling to count in the analysis's time.
 pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
-    Ok(ir::unroll(
-        ir::cfg::lower(test),
-        opts.unroll,
-        opts.idle_depth,
-        &opts.budget(),
-    )?)
+    compile_at(test, opts.unroll, opts.idle_depth, &[], &opts.budget())
 }
 
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.

@@ -147,17 +147,14 @@ pub(super) fn from_smt(
     // The verdict's own questions first (is P reachable, can the bound cut a run), then
     // what only describes the answer (flags, undefined behaviour, outcomes): a budget that
     // runs out in a description costs the description, not the verdict.
-    let reach = match enc.allowed_execution(m) {
+    let reached = |answer: Answer<crate::engine::smt::Run>| match answer {
         Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
         Answer::No => Reach::Unreachable,
         Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
     };
+    let reach = reached(enc.allowed_execution(m));
     let counter =
-        (test.condition.quantifier == Quantifier::Forall).then(|| match enc.counterexample(m) {
-            Answer::Yes((steps, execution)) => Reach::Witness(steps, execution),
-            Answer::No => Reach::Unreachable,
-            Answer::Unknown(r) => Reach::Unknown(format!("the solver could not decide: {r}")),
-        });
+        (test.condition.quantifier == Quantifier::Forall).then(|| reached(enc.counterexample(m)));
     let mut doubts = Vec::new();
     let mut partial = Vec::new();
     let cut = match enc.cut(m) {
@@ -267,18 +264,13 @@ pub(super) fn from_exploration(
             ex.trace_to(st).len()
         ));
     }
-    let reach = match ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v)) {
+    // An outcome where P evaluates to `holds`, with its trace.
+    let reached = |holds: bool| match ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v) == holds) {
         Some((values, st)) => Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned()),
         None => Reach::Unreachable,
     };
-    let counter = (test.condition.quantifier == Quantifier::Forall).then(|| {
-        match ex.outcomes.iter().find(|(v, _)| !prog.prop.eval(v)) {
-            Some((values, st)) => {
-                Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned())
-            }
-            None => Reach::Unreachable,
-        }
-    });
+    let reach = reached(true);
+    let counter = (test.condition.quantifier == Quantifier::Forall).then(|| reached(false));
     let findings = Findings {
         reach,
         counter,
