@@ -2,11 +2,16 @@
 //! events, for [`crate::cat::interp`] (the same interpreter the concrete back end runs).
 //!
 //! A set is one term per event (is it in the set?); a relation is a sparse map from event
-//! pairs to terms, a missing pair being `false`. Base names are built by [`super::relaxed`]
-//! already conjoined with the events' guards (an event that does not happen is in nothing),
-//! and every operation folds constants, so what the static analysis rules out (pairs of
-//! events that can never relate: other threads' program order, accesses to different cells)
-//! never becomes a term. Transitive closure is bounded squaring with a fresh name per entry
+//! pairs to terms, a missing pair being `false`. Every term is the condition *given that the
+//! events it names happen*: an event that does not happen is in nothing, but its guard is
+//! conjoined only where an operation needs it (the middle event of a composition, the events
+//! a check reads), not into every entry. So program order, the same thread's barriers and
+//! the like are the constant `true`, a closure of them folds away, and a path condition is
+//! not spelled out again in every pair and every composition of pairs: conjoined eagerly, a
+//! spin lock unrolled five times gave Z3 over a million Boolean terms to internalise
+//! (seconds before it looks at its time limit). Every operation folds constants, so what the
+//! static analysis rules out (pairs of events that can never relate: other threads' program
+//! order, accesses to different cells) never becomes a term. Transitive closure is bounded squaring with a fresh name per entry
 //! and round (terms stay small); acyclicity of an axiom is an order clock per event (each
 //! edge raises the clock), and elsewhere irreflexivity of the closure, which is exact in
 //! both polarities. `TANGLE_CAT_ACYCLIC=closure` uses the closure for axioms too, to measure
@@ -15,7 +20,7 @@
 use super::terms::{and, implies, konst, not, or};
 use crate::budget::{Budget, Exhausted};
 use crate::cat::interp::{Algebra, Val};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 use z3::ast::{Bool, Int};
 
@@ -26,7 +31,7 @@ pub(super) type Rel = Rc<BTreeMap<(u32, u32), Bool>>;
 
 pub(super) struct Sym {
     pub n: usize,
-    /// Each event happens when its guard holds (`_`, the universe).
+    /// Each event happens when its guard holds. Entries of sets and relations leave it out.
     pub guard: Vec<Bool>,
     pub sets: HashMap<String, Set>,
     pub rels: HashMap<String, Rel>,
@@ -89,8 +94,14 @@ impl Sym {
         rows
     }
 
-    /// `a ; b` with every entry named (closure rounds keep terms small).
-    fn compose(&mut self, a: &Rel, b: &Rel) -> BTreeMap<(u32, u32), Vec<Bool>> {
+    /// The paths `a ; b` through each middle event, which must happen (the ends are
+    /// assumed to). Pairs `known` to relate already are skipped.
+    fn compose(
+        &mut self,
+        a: &Rel,
+        b: &Rel,
+        known: Option<&Rel>,
+    ) -> BTreeMap<(u32, u32), Vec<Bool>> {
         let rows = Self::rows(b);
         let mut acc: BTreeMap<(u32, u32), Vec<Bool>> = BTreeMap::new();
         let mut last = u32::MAX;
@@ -102,15 +113,42 @@ impl Sym {
                 }
             }
             for (j, u) in rows.get(&k).into_iter().flatten() {
-                acc.entry((i, *j)).or_default().push(and(&[t, u]));
+                if known.is_some_and(|r| r.get(&(i, *j)).is_some_and(is_true)) {
+                    continue;
+                }
+                let path = if k == i || k == *j {
+                    and(&[t, u])
+                } else {
+                    and(&[t, u, &self.guard[k as usize]])
+                };
+                acc.entry((i, *j)).or_default().push(path);
             }
         }
         acc
+    }
+
+    /// The relation's entries with their events' guards: where it really relates.
+    fn happening(&self, r: &Rel) -> Vec<((u32, u32), Bool)> {
+        let g = &self.guard;
+        r.iter()
+            .map(|(&(x, y), t)| {
+                let t = if x == y {
+                    and(&[&g[x as usize], t])
+                } else {
+                    and(&[&g[x as usize], &g[y as usize], t])
+                };
+                ((x, y), t)
+            })
+            .collect()
     }
 }
 
 fn is_false(b: &Bool) -> bool {
     b.as_bool() == Some(false)
+}
+
+fn is_true(b: &Bool) -> bool {
+    b.as_bool() == Some(true)
 }
 
 impl Algebra for Sym {
@@ -129,7 +167,7 @@ impl Algebra for Sym {
         self.rels.get(name).map(|r| Val::Rel(r.clone()))
     }
     fn universe(&mut self) -> Set {
-        Rc::new(self.guard.clone())
+        Rc::new(vec![konst(true); self.n])
     }
     fn empty_set(&mut self) -> Set {
         Rc::new(vec![konst(false); self.n])
@@ -188,7 +226,7 @@ impl Algebra for Sym {
     }
     fn seq(&mut self, a: &Rel, b: &Rel) -> Rel {
         let m = self
-            .compose(a, b)
+            .compose(a, b, None)
             .into_iter()
             .map(|(k, ts)| (k, or(&ts)))
             .collect();
@@ -197,36 +235,54 @@ impl Algebra for Sym {
     fn inverse(&mut self, a: &Rel) -> Rel {
         Rc::new(a.iter().map(|(&(x, y), t)| ((y, x), t.clone())).collect())
     }
-    /// Bounded squaring: after k rounds every path of up to 2^k edges is in; the events an
-    /// edge touches bound the length of the paths that matter.
+    /// Warshall's elimination: after event k, every path whose middle events are all at
+    /// most k is in. One pass over the middle events builds each path once (squaring builds
+    /// the cube of the pairs once per doubling of the path length), pairs already known to
+    /// relate are skipped, and each entry gets a name at the end, so later uses stay small.
     fn plus(&mut self, a: &Rel) -> Rel {
-        let mut nodes: Vec<u32> = a.keys().flat_map(|&(x, y)| [x, y]).collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        let mut cur = a.clone();
-        let mut len = 1usize;
-        while len < nodes.len() {
-            let step = self.compose(&cur, &cur);
-            let mut m: BTreeMap<(u32, u32), Vec<Bool>> = BTreeMap::new();
-            for (k, t) in cur.iter() {
-                m.entry(*k).or_default().push(t.clone());
-            }
-            for (k, ts) in step {
-                m.entry(k).or_default().extend(ts);
-            }
-            let mut next = BTreeMap::new();
-            for (k, ts) in m {
-                let t = or(&ts);
-                let t = if ts.len() > 1 { self.name("tc", t) } else { t };
-                next.insert(k, t);
-            }
-            cur = Self::rel(next);
-            len *= 2;
-            if self.exhausted.is_some() {
+        let mut cur: BTreeMap<(u32, u32), Bool> = (**a).clone();
+        let mid: BTreeSet<u32> = a
+            .keys()
+            .filter(|(x, y)| x != y)
+            .flat_map(|&(x, y)| [x, y])
+            .collect();
+        let mut grown: BTreeSet<(u32, u32)> = BTreeSet::new();
+        for k in mid {
+            if self.spent() {
                 break;
             }
+            let into: Vec<(u32, Bool)> = cur
+                .iter()
+                .filter(|((i, j), _)| *j == k && *i != k)
+                .map(|(&(i, _), t)| (i, t.clone()))
+                .collect();
+            let out: Vec<(u32, Bool)> = cur
+                .range((k, 0)..(k + 1, 0))
+                .filter(|((_, j), _)| *j != k)
+                .map(|(&(_, j), t)| (j, t.clone()))
+                .collect();
+            let hk = self.guard[k as usize].clone();
+            for (i, t) in &into {
+                for (j, u) in &out {
+                    let old = cur.get(&(*i, *j));
+                    if old.is_some_and(is_true) {
+                        continue;
+                    }
+                    let path = and(&[t, &hk, u]);
+                    let new = match old {
+                        Some(o) => or(&[o.clone(), path]),
+                        None => path,
+                    };
+                    cur.insert((*i, *j), new);
+                    grown.insert((*i, *j));
+                }
+            }
         }
-        cur
+        for k in grown {
+            let t = cur[&k].clone();
+            cur.insert(k, self.name("tc", t));
+        }
+        Self::rel(cur)
     }
     fn id_on(&mut self, s: &Set) -> Rel {
         let m = s
@@ -255,8 +311,13 @@ impl Algebra for Sym {
     }
     fn domain(&mut self, r: &Rel) -> Set {
         let mut v: Vec<Vec<Bool>> = vec![Vec::new(); self.n];
-        for (&(x, _), t) in r.iter() {
-            v[x as usize].push(t.clone());
+        for (&(x, y), t) in r.iter() {
+            let t = if x == y {
+                t.clone()
+            } else {
+                and(&[t, &self.guard[y as usize]])
+            };
+            v[x as usize].push(t);
         }
         Rc::new(v.iter().map(|ts| or(ts)).collect())
     }
@@ -290,9 +351,10 @@ impl Algebra for Sym {
         if self.closure_only {
             return self.acyclic(r);
         }
-        if r.keys().any(|(x, y)| x == y) {
+        let edges = self.happening(r);
+        if edges.iter().any(|((x, y), _)| x == y) {
             // A self-loop: the clock cannot rise along it.
-            let diag: Vec<Bool> = r
+            let diag: Vec<Bool> = edges
                 .iter()
                 .filter(|((x, y), _)| x == y)
                 .map(|(_, t)| t.clone())
@@ -311,7 +373,8 @@ impl Algebra for Sym {
                 .or_insert_with(|| Int::new_const(format!("cat_clock{k}_e{e}")))
                 .clone()
         };
-        for (&(x, y), t) in r.iter() {
+        for ((x, y), t) in &edges {
+            let (x, y) = (*x, *y);
             let c = if x == y {
                 not(t)
             } else {
@@ -325,16 +388,21 @@ impl Algebra for Sym {
         let diag: Vec<Bool> = r
             .iter()
             .filter(|((x, y), _)| x == y)
-            .map(|(_, t)| t.clone())
+            .map(|(&(x, _), t)| and(&[&self.guard[x as usize], t]))
             .collect();
         not(&or(&diag))
     }
     fn is_empty(&mut self, r: &Rel) -> Bool {
-        let all: Vec<Bool> = r.values().cloned().collect();
+        let all: Vec<Bool> = self.happening(r).into_iter().map(|(_, t)| t).collect();
         not(&or(&all))
     }
     fn set_is_empty(&mut self, s: &Set) -> Bool {
-        not(&or(s))
+        let all: Vec<Bool> = s
+            .iter()
+            .zip(&self.guard)
+            .map(|(t, g)| and(&[g, t]))
+            .collect();
+        not(&or(&all))
     }
     fn truth(&mut self, b: bool) -> Bool {
         konst(b)

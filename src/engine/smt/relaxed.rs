@@ -19,7 +19,7 @@
 //! out: only the schedule and the values matter), and assumed as a literal.
 
 use super::cat::Sym;
-use super::terms::{and, bv, eq, implies, is_false, konst, not, or};
+use super::terms::{and, bv, eq, implies, is_false, known, konst, not, or};
 use super::time::Time;
 use super::{Answer, Encoding};
 use crate::budget::{Budget, Exhausted};
@@ -240,18 +240,27 @@ impl<'p> Encoding<'p> {
                 }
             }
         }
+        // Each event's guard gets a name: the cat model conjoins guards pairwise and composes
+        // the pairs, and a path condition spelled out in every such term (a loop's later
+        // iterations repeat the earlier ones' conditions) makes Z3 internalise one Boolean per
+        // distinct nesting of them, in the millions on a lock unrolled a few times.
+        for (i, e) in evs.iter_mut().enumerate() {
+            if known(&e.guard).is_none() {
+                let v = Bool::new_const(format!("ev_happens_{i}"));
+                self.assert(&v.eq(&e.guard));
+                e.guard = v;
+            }
+        }
         let n = evs.len();
         let guards: Vec<Bool> = evs.iter().map(|e| e.guard.clone()).collect();
         let mut sym = Sym::new(n, guards, budget.clone());
         let infos: Vec<EventInfo> = evs.iter().map(|e| e.info.clone()).collect();
         for (name, members) in base::sets(prog, &infos) {
-            let s = members
-                .iter()
-                .zip(&evs)
-                .map(|(m, e)| if *m { e.guard.clone() } else { konst(false) })
-                .collect();
+            let s = members.iter().map(|m| konst(*m)).collect();
             sym.sets.insert(name, Rc::new(s));
         }
+        // The base relations' terms leave out the events' guards ([`Sym`] conjoins them where
+        // they matter); `loc` and `co` are kept guarded too, for reads-from and the witness.
         let both = |a: usize, b: usize| and(&[&evs[a].guard, &evs[b].guard]);
         let mut fixed: HashMap<&str, BTreeMap<(u32, u32), Bool>> = HashMap::new();
         let mut po = BTreeMap::new();
@@ -265,7 +274,7 @@ impl<'p> Encoding<'p> {
                     if base::fixed(prog, name, &x.info, &y.info) {
                         // Quorum barriers meet from one released when it opened
                         // (`base::sinst`).
-                        let mut c = both(a, b);
+                        let mut c = konst(true);
                         if let (Some(r), true) = (&x.released, base::MEETINGS.contains(name)) {
                             c = and(&[&c, r]);
                         }
@@ -290,15 +299,15 @@ impl<'p> Encoding<'p> {
                         prog.reaches(ba, bb)
                     };
                     if s == t && before {
-                        po.insert((a as u32, b as u32), both(a, b));
+                        po.insert((a as u32, b as u32), konst(true));
                     }
                 }
                 if x.global.is_some() && x.global == y.global {
                     let same = self.same_cell(x, y);
-                    loc.insert((a as u32, b as u32), and(&[&both(a, b), &same]));
+                    loc.insert((a as u32, b as u32), (both(a, b), same));
                 }
                 if x.mem.is_some() && x.mem == y.mem && x.info.read && y.info.write {
-                    rmw.insert((a as u32, b as u32), both(a, b));
+                    rmw.insert((a as u32, b as u32), konst(true));
                 }
             }
         }
@@ -317,10 +326,18 @@ impl<'p> Encoding<'p> {
             .filter(|((a, b), _)| {
                 base::same_reference(prog, &infos[*a as usize], &infos[*b as usize])
             })
-            .map(|(k, t)| (*k, t.clone()))
+            .map(|(k, (_, same))| (*k, same.clone()))
             .collect();
         sym.rels.insert("vloc".into(), rel(vloc));
-        sym.rels.insert("loc".into(), rel(loc.clone()));
+        let same_cell = loc
+            .iter()
+            .map(|(k, (_, same))| (*k, same.clone()))
+            .collect();
+        sym.rels.insert("loc".into(), rel(same_cell));
+        let loc: BTreeMap<(u32, u32), Bool> = loc
+            .into_iter()
+            .map(|(k, (g, same))| (k, and(&[&g, &same])))
+            .collect();
         sym.rels.insert("rmw".into(), rel(rmw));
         // The same instance taken as one collective step.
         let coll: Vec<Bool> = evs
@@ -349,7 +366,7 @@ impl<'p> Encoding<'p> {
                 for b in 0..n {
                     let (x, y) = (&evs[a], &evs[b]);
                     let t = match (&x.ts, &y.ts) {
-                        (None, Some(_)) => both(a, b),
+                        (None, Some(_)) => konst(true),
                         (Some(s), Some(t)) => {
                             let apart = sstep
                                 .get(&(a as u32, b as u32))
@@ -367,7 +384,7 @@ impl<'p> Encoding<'p> {
                             } else {
                                 konst(false)
                             };
-                            and(&[&both(a, b), &or(&[s.lt(t), first]), &apart])
+                            and(&[&or(&[s.lt(t), first]), &apart])
                         }
                         _ => continue,
                     };
@@ -489,6 +506,7 @@ impl<'p> Encoding<'p> {
         sym.rels.insert("co".into(), rel(co.clone()));
 
         let results = interp::run(&mm.cat, &mut sym);
+        tracing::debug!(events = n, side = sym.side.len(), "cat encoded");
         if let Some(e) = sym.exhausted.take() {
             return Err(e);
         }
@@ -632,6 +650,19 @@ impl<'p> Encoding<'p> {
             let v = e.value.as_ref().expect("an access");
             or(&vs.iter().map(|&x| eq(v, &bv(x))).collect::<Vec<_>>())
         };
+        // "Has a write of its value before time t", per read: a source time the solver picks
+        // (no earlier than some write of the value), compared with t. Spelled out as the
+        // disjunction over the writes, it was a cube of terms (writes x reads x writes).
+        let sources: HashMap<usize, (Bool, Bool, Time)> = reads
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.info.thread.is_some())
+            .map(|(i, r)| (i, self.source_time(r, &writes)))
+            .collect();
+        let sourced_before = |i: usize, t: &Time| {
+            let (init, has, s) = &sources[&i];
+            or(&[init.clone(), and(&[has, &s.lt(t)])])
+        };
         for _round in 0..=MAX_ROUNDS {
             let lit = Bool::fresh_const("assume_values");
             let inside: Vec<Bool> = reads
@@ -652,8 +683,9 @@ impl<'p> Encoding<'p> {
                     let wt = w.ts.as_ref().expect("a thread's write has a time");
                     let earlier: Vec<Bool> = reads
                         .iter()
-                        .filter(|r| r.info.thread.is_some())
-                        .map(|r| {
+                        .enumerate()
+                        .filter(|(_, r)| r.info.thread.is_some())
+                        .map(|(i, r)| {
                             let rt = r.ts.as_ref().expect("a thread's read has a time");
                             let before = if r.info.thread == w.info.thread && r.mem == w.mem {
                                 // An RMW's own read comes first.
@@ -661,8 +693,7 @@ impl<'p> Encoding<'p> {
                             } else {
                                 rt.lt(wt)
                             };
-                            let ok =
-                                and(&[&within(r, &values), &self.sourced_before(r, wt, &writes)]);
+                            let ok = and(&[&within(r, &values), &sourced_before(i, wt)]);
                             implies(&and(&[&r.guard, &before]), &ok)
                         })
                         .collect();
@@ -716,22 +747,30 @@ impl<'p> Encoding<'p> {
 }
 
 impl<'p> Encoding<'p> {
-    /// Read `r` returns its cell's initial value or the value of a write before time `t`.
-    fn sourced_before(&self, r: &CatEv, t: &Time, writes: &[&CatEv]) -> Bool {
+    /// For read `r`: whether it returns its cell's initial value, and a literal that, when
+    /// true, puts some write of its value at or before the returned time.
+    fn source_time(&self, r: &CatEv, writes: &[&CatEv]) -> (Bool, Bool, Time) {
         let g = &self.prog.globals[r.global.expect("an access") as usize];
         let index = r.index.as_ref().expect("an access");
         let value = r.value.as_ref().expect("an access");
-        let mut options = vec![eq(value, &super::memory::init_value(g, index))];
+        let init = eq(value, &super::memory::init_value(g, index));
+        let at =
+            r.ts.as_ref()
+                .expect("a thread's read has a time")
+                .fresh("source_time");
+        let has = Bool::fresh_const("has_source");
+        let mut options = Vec::new();
         for w in writes.iter().filter(|w| may_alias(w, r)) {
             let wt = w.ts.as_ref().expect("a thread's write has a time");
             options.push(and(&[
                 &w.guard,
-                &wt.lt(t),
+                &wt.le(&at),
                 &self.same_cell(w, r),
                 &eq(w.value.as_ref().expect("a write"), value),
             ]));
         }
-        or(&options)
+        self.assert(&implies(&has, &or(&options)));
+        (init, has, at)
     }
 }
 

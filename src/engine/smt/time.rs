@@ -77,6 +77,13 @@ impl Time {
             _ => unreachable!("one encoding uses one time sort"),
         }
     }
+    /// A fresh time of the same sort as this one.
+    pub(super) fn fresh(&self, prefix: &str) -> Time {
+        match self {
+            Time::I(_) => Time::I(Int::fresh_const(prefix)),
+            Time::B(x) => Time::B(BV::fresh_const(prefix, x.get_size())),
+        }
+    }
     pub(super) fn eval(&self, m: &z3::Model) -> Option<i64> {
         match self {
             Time::I(x) => m.eval(x, true).and_then(|v| v.as_i64()),
