@@ -240,10 +240,8 @@ impl<'p> Encoding<'p> {
                 }
             }
         }
-        // Each event's guard gets a name: the cat model conjoins guards pairwise and composes
-        // the pairs, and a path condition spelled out in every such term (a loop's later
-        // iterations repeat the earlier ones' conditions) makes Z3 internalise one Boolean per
-        // distinct nesting of them, in the millions on a lock unrolled a few times.
+        // Each event's guard gets a name, so that the cat model's terms, which conjoin guards
+        // at every composition, hold a literal rather than the path condition.
         for (i, e) in evs.iter_mut().enumerate() {
             if known(&e.guard).is_none() {
                 let v = Bool::new_const(format!("ev_happens_{i}"));
