@@ -243,6 +243,42 @@ fn sched_ties_sc_to_the_execution_model() {
     assert_eq!(verdict(&src, "SSO", Some(coh)), Verdict::Allowed);
 }
 
+/// The symbolic back end leaves the events' guards out of its terms and conjoins them where
+/// an operation needs them: a path through an event that does not happen is no path, in a
+/// composition and in a closure, and a check reads only events that happen. Here the write
+/// of `y` lies between the read and the write of `x` and happens only when `x` starts at 1.
+#[test]
+fn a_path_through_an_event_that_does_not_happen_relates_nothing() {
+    let src = |x: u32| {
+        format!(
+            "test middle\nthreads 1\nsubgroup 1\nglobal x = {x}\nglobal y\nkernel {{\n  r = x;\n  if (r == 1) {{ y = 1; }}\n  x = 2;\n}}\nexists (0:r == {x})\n"
+        )
+    };
+    for (through, text) in [
+        (
+            "composition",
+            "empty ((po \\ loc) ; (po \\ loc)) & loc as chain",
+        ),
+        ("closure", "empty (po \\ loc)+ & loc as chain"),
+        (
+            "a domain",
+            "let Y = domain([W] ; po ; [W])\nempty [R] ; po ; [Y] as chain",
+        ),
+    ] {
+        let cat = cat_model(text);
+        assert_eq!(
+            verdict(&src(0), "SSO", Some(cat.clone())),
+            Verdict::Allowed,
+            "through {through}, y not written"
+        );
+        assert_eq!(
+            verdict(&src(1), "SSO", Some(cat)),
+            Verdict::Forbidden,
+            "through {through}, y written"
+        );
+    }
+}
+
 // ---- Dartagnan's VULKAN dialect under the bundled Vulkan model -----------------------------
 
 /// `tests/data/vulkan/expected.csv` (Dartagnan's format: path,1|0): each file, under the
