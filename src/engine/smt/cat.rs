@@ -4,20 +4,20 @@
 //! A set is one term per event (is it in the set?); a relation is a sparse map from event
 //! pairs to terms, a missing pair being `false`. Every term is the condition *given that the
 //! events it names happen*: an event that does not happen is in nothing, but its guard is
-//! conjoined only where an operation needs it (the middle event of a composition, the events
-//! a check reads), not into every entry. So program order, the same thread's barriers and
-//! the like are the constant `true`, a closure of them folds away, and a path condition is
-//! not spelled out again in every pair and every composition of pairs: conjoined eagerly, a
-//! spin lock unrolled five times gave Z3 over a million Boolean terms to internalise
-//! (seconds before it looks at its time limit). Every operation folds constants, so what the
-//! static analysis rules out (pairs of events that can never relate: other threads' program
-//! order, accesses to different cells) never becomes a term. Transitive closure is bounded squaring with a fresh name per entry
-//! and round (terms stay small); acyclicity of an axiom is an order clock per event (each
-//! edge raises the clock), and elsewhere irreflexivity of the closure, which is exact in
-//! both polarities. `TANGLE_CAT_ACYCLIC=closure` uses the closure for axioms too, to measure
-//! the two (docs/memory-models.md, "Why a verdict is what it is").
+//! conjoined only where an operation needs it (the middle event of a composition or of a
+//! closure, the events a check reads), not into every entry. So program order, the same
+//! thread's barriers and the like are the constant `true`, a closure of them folds away, and
+//! a loop's path conditions are not spelled out again in every pair and every composition of
+//! pairs (conjoined eagerly, they made Z3's first call on a spin lock unrolled eight times run
+//! a minute past its time limit). Every operation folds constants, so what the static
+//! analysis rules out (pairs of events that can never relate: other threads' program order,
+//! accesses to different cells) never becomes a term. Transitive closure is Warshall's
+//! elimination with a fresh name per grown entry; acyclicity of an axiom is an order clock
+//! per event (each edge raises the clock), and elsewhere irreflexivity of the closure, which
+//! is exact in both polarities. `TANGLE_CAT_ACYCLIC=closure` uses the closure for axioms too,
+//! to measure the two (docs/memory-models.md, "Why a verdict is what it is").
 
-use super::terms::{and, implies, konst, not, or};
+use super::terms::{and, implies, is_false, is_true, konst, not, or};
 use crate::budget::{Budget, Exhausted};
 use crate::cat::interp::{Algebra, Val};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -95,13 +95,8 @@ impl Sym {
     }
 
     /// The paths `a ; b` through each middle event, which must happen (the ends are
-    /// assumed to). Pairs `known` to relate already are skipped.
-    fn compose(
-        &mut self,
-        a: &Rel,
-        b: &Rel,
-        known: Option<&Rel>,
-    ) -> BTreeMap<(u32, u32), Vec<Bool>> {
+    /// assumed to).
+    fn compose(&mut self, a: &Rel, b: &Rel) -> BTreeMap<(u32, u32), Vec<Bool>> {
         let rows = Self::rows(b);
         let mut acc: BTreeMap<(u32, u32), Vec<Bool>> = BTreeMap::new();
         let mut last = u32::MAX;
@@ -113,9 +108,6 @@ impl Sym {
                 }
             }
             for (j, u) in rows.get(&k).into_iter().flatten() {
-                if known.is_some_and(|r| r.get(&(i, *j)).is_some_and(is_true)) {
-                    continue;
-                }
                 let path = if k == i || k == *j {
                     and(&[t, u])
                 } else {
@@ -141,14 +133,6 @@ impl Sym {
             })
             .collect()
     }
-}
-
-fn is_false(b: &Bool) -> bool {
-    b.as_bool() == Some(false)
-}
-
-fn is_true(b: &Bool) -> bool {
-    b.as_bool() == Some(true)
 }
 
 impl Algebra for Sym {
@@ -226,7 +210,7 @@ impl Algebra for Sym {
     }
     fn seq(&mut self, a: &Rel, b: &Rel) -> Rel {
         let m = self
-            .compose(a, b, None)
+            .compose(a, b)
             .into_iter()
             .map(|(k, ts)| (k, or(&ts)))
             .collect();
@@ -385,10 +369,11 @@ impl Algebra for Sym {
         lit
     }
     fn irreflexive(&mut self, r: &Rel) -> Bool {
-        let diag: Vec<Bool> = r
-            .iter()
+        let diag: Vec<Bool> = self
+            .happening(r)
+            .into_iter()
             .filter(|((x, y), _)| x == y)
-            .map(|(&(x, _), t)| and(&[&self.guard[x as usize], t]))
+            .map(|(_, t)| t)
             .collect();
         not(&or(&diag))
     }
