@@ -716,12 +716,8 @@ impl<'p> Encoding<'p> {
         let p = Bool::fresh_const("query_prop");
         self.assert(&p.implies(prop));
         let mut a = self.model_lits(m);
-        match self.memory_lits(m, true) {
-            Ok(l) => a.extend(l),
-            Err(why) => return Answer::Unknown(why),
-        }
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
-        match self.check(&a) {
+        match self.decide(m, true, a) {
             Answer::Yes(model) => Answer::Yes((self.decode(&model, m), self.execution(&model))),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -892,12 +888,8 @@ impl<'p> Encoding<'p> {
         let l = Bool::fresh_const("query_outcome");
         self.assert(&l.implies(is));
         let mut a = self.model_lits(m);
-        match self.memory_lits(m, true) {
-            Ok(l) => a.extend(l),
-            Err(why) => return Answer::Unknown(why),
-        }
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
-        match self.check(&a) {
+        match self.decide(m, true, a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -913,12 +905,8 @@ impl<'p> Encoding<'p> {
             return Answer::No;
         }
         let mut a = self.model_lits(m);
-        match self.memory_lits(m, false) {
-            Ok(l) => a.extend(l),
-            Err(why) => return Answer::Unknown(why),
-        }
         a.push(self.a_cut.clone());
-        match self.check(&a) {
+        match self.decide(m, false, a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -934,17 +922,10 @@ impl<'p> Encoding<'p> {
         let mut out = Vec::new();
         for (name, holds) in &r.flags {
             let mut a = self.model_lits(m);
-            match self.memory_lits(m, true) {
-                Ok(l) => a.extend(l),
-                Err(why) => {
-                    out.push((name.clone(), Answer::Unknown(why)));
-                    continue;
-                }
-            }
             let l = Bool::fresh_const("query_flag");
             self.assert(&l.implies(holds));
             a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
-            let answer = match self.check(&a) {
+            let answer = match self.decide(m, true, a) {
                 Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
                 Answer::No => Answer::No,
                 Answer::Unknown(why) => Answer::Unknown(why),
@@ -959,12 +940,8 @@ impl<'p> Encoding<'p> {
         let mut out = Vec::new();
         for (k, l) in &self.ub_lits {
             let mut a = self.model_lits(m);
-            match self.memory_lits(m, false) {
-                Ok(lits) => a.extend(lits),
-                Err(_) => return out,
-            }
             a.extend([self.a_nocut.clone(), l.clone()]);
-            if let Answer::Yes(model) = self.check(&a) {
+            if let Answer::Yes(model) = self.decide(m, false, a) {
                 out.push((*k, self.decode(&model, m)));
             }
         }

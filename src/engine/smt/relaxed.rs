@@ -14,9 +14,11 @@
 //!
 //! Values never come out of thin air, as in the explorer: reads return values from a set G
 //! that starts with the initial values and 0 and grows with every value a write performs in a
-//! run whose earlier reads returned values of G, until nothing new appears. G is computed per
+//! run whose earlier reads returned values of G, until nothing new appears. G grows per
 //! execution model by asking the solver for such a write of a value outside G (reads-from left
-//! out: only the schedule and the values matter), and assumed as a literal.
+//! out: only the schedule and the values matter), but only as far as a query needs: each
+//! query is first asked without G (an over-approximation) and with the part of G grown so far
+//! (an under-approximation), and G grows only while the two disagree ([`Encoding::decide`]).
 
 use super::cat::Sym;
 use super::terms::{and, bv, eq, implies, is_false, known, konst, not, or};
@@ -75,14 +77,37 @@ pub(super) struct Relaxed {
     axioms: Vec<(String, Bool)>,
     /// The reads-from choices: (write event, read event, variable).
     rf_vars: Vec<(usize, usize, Bool)>,
+    /// Per (write, read) event pair that may be in reads-from: the condition (same cell, same
+    /// value).
+    rf_cond: HashMap<(usize, usize), Bool>,
     /// Assumed: every read that happens reads from a write of its value.
     a_rf: Bool,
     /// The model's flags: the condition under which each is raised.
     pub flags: Vec<(String, Bool)>,
     /// Why the model could not be encoded (a type error in it), if it could not.
     error: Option<String>,
-    /// Per execution model: the literal that keeps reads inside its value set.
-    guesses: RefCell<HashMap<String, Result<Bool, String>>>,
+    /// Per execution model: its value set G, as far as it has grown.
+    guesses: RefCell<HashMap<String, Guesses>>,
+    /// Per thread read (in event order): whether it returns its cell's initial value, and
+    /// a source time (`Encoding::source_time`), made once for every round of growing G.
+    sources: RefCell<Option<Vec<(Bool, Bool, Time)>>>,
+}
+
+/// The value set G of one execution model, as far as it has grown (always part of the
+/// explorer's G: reads returning values of it are never out of thin air).
+#[derive(Clone)]
+struct Guesses {
+    values: BTreeSet<u32>,
+    /// Assumed: every read returns a value of `values`, or of a justified write earlier in
+    /// its run ([`Encoding::justify`]).
+    lit: Bool,
+    /// Per thread write: its run up to it has reads returning values of `values` only
+    /// (what the growth query asks for: chains are easy to find, hard to refute).
+    plain: Vec<Bool>,
+    /// Rounds grown so far.
+    rounds: usize,
+    /// `Some(Ok)`: `values` is all of G; `Some(Err)`: why it stopped growing.
+    done: Option<Result<(), String>>,
 }
 
 impl<'p> Encoding<'p> {
@@ -399,6 +424,7 @@ impl<'p> Encoding<'p> {
         let a_rf = Bool::new_const("assume_reads_from");
         let mut rf = BTreeMap::new();
         let mut rf_vars = Vec::new();
+        let mut rf_cond = HashMap::new();
         for r in 0..n {
             if !evs[r].info.read {
                 continue;
@@ -422,6 +448,7 @@ impl<'p> Encoding<'p> {
                 }
                 let v = Bool::new_const(format!("rf_e{w}_e{r}"));
                 rf_vars.push((w, r, v.clone()));
+                rf_cond.insert((w, r), cond.clone());
                 self.assert(&implies(&a_rf, &implies(&v, &cond)));
                 rf.insert((w as u32, r as u32), v.clone());
                 options.push(v);
@@ -537,6 +564,7 @@ impl<'p> Encoding<'p> {
             a_rf,
             axioms,
             rf_vars,
+            rf_cond,
             evs,
             clock,
             co,
@@ -545,6 +573,7 @@ impl<'p> Encoding<'p> {
             flags,
             error,
             guesses: RefCell::new(HashMap::new()),
+            sources: RefCell::new(None),
         });
         Ok(())
     }
@@ -606,8 +635,62 @@ impl<'p> Encoding<'p> {
         acc
     }
 
-    /// The literals a relaxed query assumes besides the execution model's: reads inside the
-    /// model's value set, and (for `consistent`) the memory model's axioms. Empty under SC.
+    /// Answers a query (`a`: its literals and the execution model's) under the memory model:
+    /// reads-from and, for a `consistent` query, the model's axioms, with reads inside the
+    /// execution model's value set G. Under SC, just the query.
+    ///
+    /// G need not be complete to answer. Without it (values out of thin air allowed) the
+    /// query is an over-approximation: `No` there is `No`, and a `Yes` whose reads all return
+    /// values already in G is a genuine execution. With the part of G grown so far it is an
+    /// under-approximation: `Yes` there is `Yes`. Only when neither decides does G grow, a
+    /// round at a time, until one does or G is complete. So a test whose verdict does not
+    /// turn on values deep in G (most `forall` tests) is decided without growing G at all.
+    pub(super) fn decide(
+        &self,
+        m: &Model,
+        consistent: bool,
+        mut a: Vec<Bool>,
+    ) -> Answer<z3::Model> {
+        let Some(r) = &self.relaxed else {
+            return self.check(&a);
+        };
+        if let Some(e) = &r.error {
+            return Answer::Unknown(e.clone());
+        }
+        a.push(if consistent {
+            r.a_cat.clone()
+        } else {
+            r.a_rf.clone()
+        });
+        let g = self.guesses(m);
+        if !matches!(g.done, Some(Ok(()))) {
+            match self.check(&a) {
+                Answer::Yes(model) if self.reads_within(&model, &g.values) => {
+                    return Answer::Yes(model)
+                }
+                Answer::Yes(_) => {}
+                other => return other,
+            }
+        }
+        loop {
+            let g = self.guesses(m);
+            let mut under = a.clone();
+            under.push(g.lit.clone());
+            match g.done {
+                Some(Ok(())) => return self.check(&under),
+                Some(Err(why)) => return Answer::Unknown(why),
+                None => {}
+            }
+            match self.check(&under) {
+                Answer::No => self.grow(m),
+                other => return other,
+            }
+        }
+    }
+
+    /// The literals that keep reads inside the complete value set G of `m`, with reads-from
+    /// and (for `consistent`) the axioms: for queries that need G whole (enumerating outcomes,
+    /// naming the axioms that forbid one). Empty under SC.
     pub(super) fn memory_lits(&self, m: &Model, consistent: bool) -> Result<Vec<Bool>, String> {
         let Some(r) = &self.relaxed else {
             return Ok(Vec::new());
@@ -615,16 +698,15 @@ impl<'p> Encoding<'p> {
         if let Some(e) = &r.error {
             return Err(e.clone());
         }
-        let cached = r.guesses.borrow().get(&m.name).cloned();
-        let g = match cached {
-            Some(g) => g,
-            None => {
-                let g = self.value_set(m);
-                r.guesses.borrow_mut().insert(m.name.clone(), g.clone());
-                g
+        let lit = loop {
+            let g = self.guesses(m);
+            match g.done {
+                Some(Ok(())) => break g.lit,
+                Some(Err(why)) => return Err(why),
+                None => self.grow(m),
             }
-        }?;
-        let mut out = vec![g];
+        };
+        let mut out = vec![lit];
         if consistent {
             out.push(r.a_cat.clone());
         } else {
@@ -633,115 +715,217 @@ impl<'p> Encoding<'p> {
         Ok(out)
     }
 
-    /// The literal "every read returns a value of G", for G grown as in the explorer.
-    fn value_set(&self, m: &Model) -> Result<Bool, String> {
+    /// Does every read that happens in `model` return a value of `values`?
+    fn reads_within(&self, model: &z3::Model, values: &BTreeSet<u32>) -> bool {
         let r = self.relaxed.as_ref().expect("relaxed");
+        let yes = |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
+        r.evs
+            .iter()
+            .filter(|e| e.info.read && e.info.thread.is_some() && yes(&e.guard))
+            .all(|e| {
+                let v = super::decode::model_u32(model, e.value.as_ref().expect("an access"));
+                values.contains(&v)
+            })
+    }
+
+    /// G for `m` as far as it has grown (at first the initial values and 0).
+    fn guesses(&self, m: &Model) -> Guesses {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        if let Some(g) = r.guesses.borrow().get(&m.name) {
+            return g.clone();
+        }
         let mut values: BTreeSet<u32> = self.prog.initial_memory().into_iter().collect();
         values.insert(0);
+        let g = self.justify(values, 0);
+        r.guesses.borrow_mut().insert(m.name.clone(), g.clone());
+        g
+    }
+
+    /// One round of growing G for `m`, as in the explorer: every value a write performs in a
+    /// run whose reads so far return values of G joins it. Records when G is complete, or why
+    /// it stopped growing.
+    fn grow(&self, m: &Model) {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let mut g = self.guesses(m);
+        match self.grow_round(m, &g) {
+            Err(why) => g.done = Some(Err(why)),
+            Ok(grown) if grown.len() == g.values.len() => g.done = Some(Ok(())),
+            Ok(_) if g.rounds >= MAX_ROUNDS => {
+                g.done = Some(Err(format!(
+                    "the values written kept growing ({MAX_ROUNDS} rounds of read guesses)"
+                )))
+            }
+            Ok(grown) => g = self.justify(grown, g.rounds + 1),
+        }
+        r.guesses.borrow_mut().insert(m.name.clone(), g);
+    }
+
+    /// The terms that say which runs stay inside `values` (see [`Guesses`]).
+    ///
+    /// A write is justified when its run, up to it, could happen with reads returning values
+    /// of the set: every read before it in time (its thread's earlier reads among them) has a
+    /// write of its value before the write (or the initial value), as the explorer checks,
+    /// and returns a value of the set or, chaotically, the value of a justified write earlier
+    /// in the same run (to the same cell). Times strictly decrease along such a chain, so no
+    /// value justifies itself, and each value so found is in the explorer's least fixpoint
+    /// (by induction on time). So a run that computes its values in order (a loop's
+    /// counter) is an execution of the under-approximation without growing G. Growing G
+    /// asks only for runs whose reads are inside the set (`plain`), one step per round as the
+    /// explorer does: a chain that leaves the set is easy to find but hard to refute (Z3 did
+    /// not refute twenty increments in minutes), and the chains' definitions, behind `lit`,
+    /// stay out of those queries (with them, each growth query took seconds).
+    fn justify(&self, values: BTreeSet<u32>, rounds: usize) -> Guesses {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let thread_events = |write: bool| -> Vec<usize> {
+            (0..r.evs.len())
+                .filter(|&i| {
+                    let e = &r.evs[i].info;
+                    (if write { e.write } else { e.read }) && e.thread.is_some()
+                })
+                .collect()
+        };
+        let (write_ids, read_ids) = (thread_events(true), thread_events(false));
+        let writes: Vec<&CatEv> = write_ids.iter().map(|&i| &r.evs[i]).collect();
+        let reads: Vec<&CatEv> = read_ids.iter().map(|&i| &r.evs[i]).collect();
+        // "Has a write of its value before time t", per read: a source time the solver picks
+        // (no earlier than some write of the value), compared with t. Spelled out as the
+        // disjunction over the writes, it was a cube of terms (writes x reads x writes).
+        let sources: Vec<(Bool, Bool, Time)> = r
+            .sources
+            .borrow_mut()
+            .get_or_insert_with(|| reads.iter().map(|e| self.source_time(e, &writes)).collect())
+            .clone();
+        let sourced_before = |i: usize, t: &Time| {
+            let (init, has, s) = &sources[i];
+            or(&[init.clone(), and(&[has, &s.lt(t)])])
+        };
+        let justified: Vec<Bool> = writes
+            .iter()
+            .map(|_| Bool::fresh_const("justified"))
+            .collect();
+        // A justified source is one reads-from could pick (same cell, same value): its
+        // condition is the term reads-from already has, so no new value comparison is made.
+        let value_ok: Vec<Bool> = read_ids
+            .iter()
+            .map(|&ri| {
+                let rd = &r.evs[ri];
+                let rt = rd.ts.as_ref().expect("a thread's read has a time");
+                let mut by: Vec<Bool> = write_ids
+                    .iter()
+                    .zip(&justified)
+                    .filter_map(|(&wi, j)| {
+                        let cond = r.rf_cond.get(&(wi, ri))?;
+                        let wt = r.evs[wi].ts.as_ref().expect("a thread's write has a time");
+                        Some(and(&[cond, j, &wt.lt(rt)]))
+                    })
+                    .collect();
+                by.push(within(rd, &values));
+                or(&by)
+            })
+            .collect();
+        let (mut prefix, mut plain) = (Vec::new(), Vec::new());
+        for (w, j) in writes.iter().zip(&justified) {
+            if let Err(e) = self.building.check(GROWING) {
+                return Guesses {
+                    values,
+                    lit: konst(false),
+                    plain,
+                    rounds,
+                    done: Some(Err(e.to_string())),
+                };
+            }
+            let wt = w.ts.as_ref().expect("a thread's write has a time");
+            let (mut chained, mut inside) = (Vec::new(), Vec::new());
+            for (i, r) in reads.iter().enumerate() {
+                let rt = r.ts.as_ref().expect("a thread's read has a time");
+                let before = if r.info.thread == w.info.thread && r.mem == w.mem {
+                    // An RMW's own read comes first.
+                    konst(true)
+                } else {
+                    rt.lt(wt)
+                };
+                let happens = and(&[&r.guard, &before]);
+                let sourced = sourced_before(i, wt);
+                chained.push(implies(&happens, &and(&[&value_ok[i], &sourced])));
+                inside.push(implies(&happens, &and(&[&within(r, &values), &sourced])));
+            }
+            let p = and(&chained.iter().collect::<Vec<_>>());
+            prefix.push(implies(j, &p));
+            plain.push(and(&inside.iter().collect::<Vec<_>>()));
+        }
+        let lit = Bool::fresh_const("assume_values");
+        // The chains' definitions hold only where `lit` is assumed, so queries that do not
+        // assume it (growing G, other rounds) carry no trace of them.
+        let defs: Vec<&Bool> = prefix.iter().collect();
+        self.assert(&implies(&lit, &and(&defs)));
+        let inside: Vec<Bool> = reads
+            .iter()
+            .zip(&value_ok)
+            .map(|(e, ok)| implies(&e.guard, ok))
+            .collect();
+        let refs: Vec<&Bool> = inside.iter().collect();
+        self.assert(&implies(&lit, &and(&refs)));
+        Guesses {
+            values,
+            lit,
+            plain,
+            rounds,
+            done: None,
+        }
+    }
+
+    /// G's values with every value a justified write performs (one round of growth).
+    fn grow_round(&self, m: &Model, g: &Guesses) -> Result<BTreeSet<u32>, String> {
+        let r = self.relaxed.as_ref().expect("relaxed");
         let writes: Vec<&CatEv> = r
             .evs
             .iter()
             .filter(|e| e.info.write && e.info.thread.is_some())
             .collect();
-        let reads: Vec<&CatEv> = r.evs.iter().filter(|e| e.info.read).collect();
-        let within = |e: &CatEv, vs: &BTreeSet<u32>| {
-            let v = e.value.as_ref().expect("an access");
-            or(&vs.iter().map(|&x| eq(v, &bv(x))).collect::<Vec<_>>())
-        };
-        // "Has a write of its value before time t", per read: a source time the solver picks
-        // (no earlier than some write of the value), compared with t. Spelled out as the
-        // disjunction over the writes, it was a cube of terms (writes x reads x writes).
-        let sources: HashMap<usize, (Bool, Bool, Time)> = reads
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.info.thread.is_some())
-            .map(|(i, r)| (i, self.source_time(r, &writes)))
-            .collect();
-        let sourced_before = |i: usize, t: &Time| {
-            let (init, has, s) = &sources[&i];
-            or(&[init.clone(), and(&[has, &s.lt(t)])])
-        };
-        for _round in 0..=MAX_ROUNDS {
-            let lit = Bool::fresh_const("assume_values");
-            let inside: Vec<Bool> = reads
+        let mut grown = g.values.clone();
+        loop {
+            self.building.check(GROWING).map_err(|e| e.to_string())?;
+            let q = Bool::fresh_const("query_new_value");
+            let outside: Vec<Bool> = writes
                 .iter()
-                .map(|e| implies(&e.guard, &within(e, &values)))
+                .zip(&g.plain)
+                .map(|(e, p)| and(&[&e.guard, &not(&within(e, &grown)), p]))
                 .collect();
-            let refs: Vec<&Bool> = inside.iter().collect();
-            self.assert(&implies(&lit, &and(&refs)));
-            // A write outside the set whose run, up to it, could happen with reads returning
-            // values of the set: every read before it in time (its thread's earlier reads among
-            // them) is inside, and has a write of its value before the write (or the initial
-            // value), as the explorer checks.
-            let phase = "growing the values reads may return";
-            let prefix: Vec<Bool> = writes
-                .iter()
-                .map(|w| {
-                    self.building.check(phase).map_err(|e| e.to_string())?;
-                    let wt = w.ts.as_ref().expect("a thread's write has a time");
-                    let earlier: Vec<Bool> = reads
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, r)| r.info.thread.is_some())
-                        .map(|(i, r)| {
-                            let rt = r.ts.as_ref().expect("a thread's read has a time");
-                            let before = if r.info.thread == w.info.thread && r.mem == w.mem {
-                                // An RMW's own read comes first.
-                                konst(true)
-                            } else {
-                                rt.lt(wt)
-                            };
-                            let ok = and(&[&within(r, &values), &sourced_before(i, wt)]);
-                            implies(&and(&[&r.guard, &before]), &ok)
-                        })
-                        .collect();
-                    let refs: Vec<&Bool> = earlier.iter().collect();
-                    Ok(and(&refs))
-                })
-                .collect::<Result<_, String>>()?;
-            let mut grown = values.clone();
-            loop {
-                self.building.check(phase).map_err(|e| e.to_string())?;
-                let q = Bool::fresh_const("query_new_value");
-                let outside: Vec<Bool> = writes
-                    .iter()
-                    .zip(&prefix)
-                    .map(|(e, p)| and(&[&e.guard, &not(&within(e, &grown)), p]))
-                    .collect();
-                self.assert(&implies(&q, &or(&outside)));
-                let mut a = self.model_lits(m);
-                a.push(q);
-                match self.check(&a) {
-                    Answer::No => break,
-                    Answer::Unknown(why) => return Err(format!("{phase}: {why}")),
-                    Answer::Yes(model) => {
-                        let yes =
-                            |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
-                        for (e, p) in writes.iter().zip(&prefix) {
-                            if yes(&e.guard) && yes(p) {
-                                grown.insert(super::decode::model_u32(
-                                    &model,
-                                    e.value.as_ref().expect("a write"),
-                                ));
-                            }
-                        }
-                        if grown.len() > MAX_VALUES {
-                            return Err(format!(
-                                "the values written kept growing (more than {MAX_VALUES})"
+            self.assert(&implies(&q, &or(&outside)));
+            let mut a = self.model_lits(m);
+            a.push(q);
+            match self.check(&a) {
+                Answer::No => return Ok(grown),
+                Answer::Unknown(why) => return Err(format!("{GROWING}: {why}")),
+                Answer::Yes(model) => {
+                    let yes =
+                        |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
+                    for (e, p) in writes.iter().zip(&g.plain) {
+                        if yes(&e.guard) && yes(p) {
+                            grown.insert(super::decode::model_u32(
+                                &model,
+                                e.value.as_ref().expect("a write"),
                             ));
                         }
                     }
+                    tracing::debug!(values = grown.len(), "value set grown");
+                    if grown.len() > MAX_VALUES {
+                        return Err(format!(
+                            "the values written kept growing (more than {MAX_VALUES})"
+                        ));
+                    }
                 }
             }
-            if grown.len() == values.len() {
-                return Ok(lit);
-            }
-            values = grown;
         }
-        Err(format!(
-            "the values written kept growing ({MAX_ROUNDS} rounds of read guesses)"
-        ))
     }
+}
+
+const GROWING: &str = "growing the values reads may return";
+
+/// The term "the access's value is one of `values`".
+fn within(e: &CatEv, values: &BTreeSet<u32>) -> Bool {
+    let v = e.value.as_ref().expect("an access");
+    or(&values.iter().map(|&x| eq(v, &bv(x))).collect::<Vec<_>>())
 }
 
 impl<'p> Encoding<'p> {
@@ -843,10 +1027,10 @@ impl<'p> Encoding<'p> {
         let Some(r) = &self.relaxed else {
             return out;
         };
-        let Ok(mut base) = self.memory_lits(m, false) else {
+        if r.error.is_some() {
             return out;
-        };
-        base.extend(self.model_lits(m));
+        }
+        let mut base = self.model_lits(m);
         let p = Bool::fresh_const("query_prop");
         self.assert(&p.implies(self.prop(&self.prog.prop)));
         base.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
@@ -859,16 +1043,27 @@ impl<'p> Encoding<'p> {
                     .filter(|(j, _)| *j != k)
                     .map(|(_, (_, l))| l.clone()),
             );
-            if let Answer::Yes(model) = self.check(&a) {
+            if let Answer::Yes(model) = self.decide(m, false, a) {
                 if let Some(e) = self.execution(&model) {
                     out.forbidden_by.push((name.clone(), e));
                 }
             }
         }
         if out.forbidden_by.is_empty() {
+            // The core is read off the last call, which `decide` may not make last: asked
+            // here directly, without the value set when that alone is unsatisfiable.
             let mut a = base;
+            a.push(r.a_rf.clone());
             a.extend(r.axioms.iter().map(|(_, l)| l.clone()));
-            if matches!(self.check(&a), Answer::No) {
+            let mut answer = self.check(&a);
+            if matches!(answer, Answer::Yes(_)) {
+                let g = self.guesses(m);
+                if g.done == Some(Ok(())) {
+                    a.push(g.lit);
+                    answer = self.check(&a);
+                }
+            }
+            if matches!(answer, Answer::No) {
                 let core = self.solver.get_unsat_core();
                 out.forbidden_jointly = r
                     .axioms
