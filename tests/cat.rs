@@ -852,10 +852,11 @@ fn barriers_named_by_an_id_meet_when_their_ids_are_equal() {
 
 /// Under a relaxed model Z3 answers from the over-approximation (reads may return any
 /// written value) when that says no, and from the part of the value set G grown so far when
-/// that says yes, and grows G only in between (docs/memory-models.md, "Values"). Load
-/// buffering through registers goes the whole way: thin air reaches `r == 1` (over), G's
-/// first round does not (under), and G complete forbids it, as the explorer does; with a
-/// second write of 1 the first round that adds 1 allows it.
+/// that says yes, and grows G only in between (docs/memory-models.md, "The symbolic back
+/// end (Z3)"). Load buffering through registers goes the whole way: thin air reaches
+/// `r == 1` (over), G's first round does not (under), and G complete forbids it, as the
+/// explorer does; with a later `x = 1` in the second thread, a run that writes 1 before the
+/// first thread reads it allows it (under, chained).
 #[test]
 fn the_value_set_grows_only_as_far_as_a_verdict_needs() {
     let coh = || Some(cat_model("acyclic po-loc | rf | co | fr as coherence"));
@@ -878,4 +879,29 @@ fn the_value_set_grows_only_as_far_as_a_verdict_needs() {
         let a = query::analyse(&test, &Model::by_name("SSO").unwrap(), &opts).unwrap();
         assert_eq!(a.condition_holds, Some(want), "{q}: {:?}", a.verdict);
     }
+}
+
+/// When no axiom alone forbids an outcome, the report names those that do together (an
+/// unsatisfiable core of the main solver's call: reading it after an answer from the
+/// difference-logic solver gave an empty list). Two copies of SC's axiom: dropping either
+/// leaves the other, so neither forbids alone, and the core names one or both.
+#[test]
+fn axioms_that_forbid_only_together_are_named() {
+    let test = tangle::syntax::parse("t.litmus", SB.as_bytes()).unwrap();
+    // Without outcomes to list, as `tangle check` asks, the difference-logic solver answers.
+    let mut opts = Options::default()
+        .with_engine(Engine::Smt)
+        .with_outcomes(false);
+    opts.memory = Some(Arc::new(cat_model(
+        "acyclic po | rf | co | fr as first\nacyclic po | rf | co | fr as second",
+    )));
+    let a = query::analyse(&test, &Model::by_name("SSO").unwrap(), &opts).unwrap();
+    assert_eq!(a.verdict, Verdict::Forbidden);
+    let report = a.memory.expect("a memory report");
+    assert!(report.forbidden_by.is_empty(), "{:?}", report.forbidden_by);
+    let joint = &report.forbidden_jointly;
+    assert!(
+        !joint.is_empty() && joint.iter().all(|n| n == "first" || n == "second"),
+        "{joint:?}"
+    );
 }

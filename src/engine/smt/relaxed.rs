@@ -643,8 +643,9 @@ impl<'p> Encoding<'p> {
     /// query is an over-approximation: `No` there is `No`, and a `Yes` whose reads all return
     /// values already in G is a genuine execution. With the part of G grown so far it is an
     /// under-approximation: `Yes` there is `Yes`. Only when neither decides does G grow, a
-    /// round at a time, until one does or G is complete. So a test whose verdict does not
-    /// turn on values deep in G (most `forall` tests) is decided without growing G at all.
+    /// round at a time, until the under-approximation decides or G is complete (then it is
+    /// exact). So a test whose verdict does not turn on values deep in G (most `forall`
+    /// tests) is decided without growing G at all.
     pub(super) fn decide(
         &self,
         m: &Model,
@@ -672,17 +673,24 @@ impl<'p> Encoding<'p> {
                 other => return other,
             }
         }
+        // The literal last refuted: when growing G adds nothing, G is complete and the
+        // exact query is the one just answered.
+        let mut refuted: Option<Bool> = None;
         loop {
             let g = self.guesses(m);
             let mut under = a.clone();
             under.push(g.lit.clone());
             match g.done {
+                Some(Ok(())) if refuted.as_ref() == Some(&g.lit) => return Answer::No,
                 Some(Ok(())) => return self.check(&under),
                 Some(Err(why)) => return Answer::Unknown(why),
                 None => {}
             }
             match self.check(&under) {
-                Answer::No => self.grow(m),
+                Answer::No => {
+                    refuted = Some(g.lit);
+                    self.grow(m)
+                }
                 other => return other,
             }
         }
@@ -1050,17 +1058,21 @@ impl<'p> Encoding<'p> {
             }
         }
         if out.forbidden_by.is_empty() {
-            // The core is read off the last call, which `decide` may not make last: asked
-            // here directly, without the value set when that alone is unsatisfiable.
+            // The core is read off the main solver's last call, so it is asked here directly
+            // (not through `check`, which may answer from the difference-logic solver),
+            // without the value set when that alone is unsatisfiable.
             let mut a = base;
             a.push(r.a_rf.clone());
             a.extend(r.axioms.iter().map(|(_, l)| l.clone()));
-            let mut answer = self.check(&a);
+            if self.settle().is_err() {
+                return out;
+            }
+            let mut answer = self.check_on(&self.solver, &a, None);
             if matches!(answer, Answer::Yes(_)) {
                 let g = self.guesses(m);
                 if g.done == Some(Ok(())) {
                     a.push(g.lit);
-                    answer = self.check(&a);
+                    answer = self.check_on(&self.solver, &a, None);
                 }
             }
             if matches!(answer, Answer::No) {
