@@ -93,6 +93,18 @@ pub(super) struct Relaxed {
     sources: RefCell<Option<Vec<(Bool, Bool, Time)>>>,
 }
 
+impl Relaxed {
+    /// The thread events (not initial writes) that write, or that read, in event order.
+    fn thread_events(&self, write: bool) -> Vec<usize> {
+        (0..self.evs.len())
+            .filter(|&i| {
+                let e = &self.evs[i].info;
+                (if write { e.write } else { e.read }) && e.thread.is_some()
+            })
+            .collect()
+    }
+}
+
 /// The value set G of one execution model, as far as it has grown (always part of the
 /// explorer's G: reads returning values of it are never out of thin air).
 #[derive(Clone)]
@@ -784,15 +796,7 @@ impl<'p> Encoding<'p> {
     /// stay out of those queries (with them, each growth query took seconds).
     fn justify(&self, values: BTreeSet<u32>, rounds: usize) -> Guesses {
         let r = self.relaxed.as_ref().expect("relaxed");
-        let thread_events = |write: bool| -> Vec<usize> {
-            (0..r.evs.len())
-                .filter(|&i| {
-                    let e = &r.evs[i].info;
-                    (if write { e.write } else { e.read }) && e.thread.is_some()
-                })
-                .collect()
-        };
-        let (write_ids, read_ids) = (thread_events(true), thread_events(false));
+        let (write_ids, read_ids) = (r.thread_events(true), r.thread_events(false));
         let writes: Vec<&CatEv> = write_ids.iter().map(|&i| &r.evs[i]).collect();
         let reads: Vec<&CatEv> = read_ids.iter().map(|&i| &r.evs[i]).collect();
         // "Has a write of its value before time t", per read: a source time the solver picks
@@ -854,7 +858,9 @@ impl<'p> Encoding<'p> {
                 };
                 let happens = and(&[&r.guard, &before]);
                 let sourced = sourced_before(i, wt);
-                chained.push(implies(&happens, &and(&[&value_ok[i], &sourced])));
+                // (Under `lit` every read that happens already returns a value of the set or
+                // of a chain: a justified write adds only that its earlier reads are sourced.)
+                chained.push(implies(&happens, &sourced));
                 inside.push(implies(&happens, &and(&[&within(r, &values), &sourced])));
             }
             let p = and(&chained.iter().collect::<Vec<_>>());
@@ -885,11 +891,7 @@ impl<'p> Encoding<'p> {
     /// G's values with every value a justified write performs (one round of growth).
     fn grow_round(&self, m: &Model, g: &Guesses) -> Result<BTreeSet<u32>, String> {
         let r = self.relaxed.as_ref().expect("relaxed");
-        let writes: Vec<&CatEv> = r
-            .evs
-            .iter()
-            .filter(|e| e.info.write && e.info.thread.is_some())
-            .collect();
+        let writes: Vec<&CatEv> = r.thread_events(true).iter().map(|&i| &r.evs[i]).collect();
         let mut grown = g.values.clone();
         loop {
             self.building.check(GROWING).map_err(|e| e.to_string())?;
