@@ -905,3 +905,53 @@ fn axioms_that_forbid_only_together_are_named() {
         "{joint:?}"
     );
 }
+
+/// A run cut short (by the loop bound, or by undefined behaviour) is reported only when it
+/// can begin a consistent execution: it must satisfy the model's axioms weakened to hold on
+/// every prefix (`tangle::cat::prefix`; docs/memory-models.md, "Runs cut short"). Before, such
+/// runs were reported unjudged: a lane that writes 1 and then reads the initial 0 back spins
+/// past any bound, so both engines answered `unknown`, and undefined behaviour that only a
+/// stale read reaches was reported.
+#[test]
+fn runs_cut_short_must_begin_a_consistent_execution() {
+    let coh = || {
+        Some(Arc::new(cat_model(
+            "acyclic po-loc | rf | co | fr as coherence",
+        )))
+    };
+    let none = || Some(Arc::new(cat_model("\"none\"")));
+    let run = |src: &str, memory: Option<Arc<MemoryModel>>, engine| {
+        let test = tangle::syntax::parse("t.litmus", src.as_bytes()).unwrap();
+        let mut opts = Options::default().with_engine(engine).with_unroll(3);
+        opts.memory = memory;
+        query::analyse(&test, &Model::by_name("SSO").unwrap(), &opts).unwrap()
+    };
+    // Two iterations under coherence, whatever the bound: x ends 2.
+    let inc = "test inc\nthreads 1\nglobal x\nglobal y\nkernel {\n  while (1) { r = x; x = r + 1; if (r == 1) { break; } }\n}\nexists (y == 1)\n";
+    for engine in [Engine::Explore, Engine::Smt] {
+        let a = run(inc, coh(), engine);
+        assert_eq!(a.verdict, Verdict::Forbidden, "{engine:?}: {:?}", a.notes);
+        assert!(a.bound_hit.is_none(), "{engine:?}");
+        // Without an axiom, reading 0 again is allowed: the run spins past the bound. So it
+        // is when the model defines closures over a difference that the weakening drops (Z3
+        // encodes the weakened model beside the model, with fresh names of its own).
+        let closures = "let next = co \\ (co ; co+)\nlet r = (po | next | rf)+\nlet s = (r ; r)+";
+        for memory in [none(), Some(Arc::new(cat_model(closures)))] {
+            let a = run(inc, memory, engine);
+            assert!(matches!(a.verdict, Verdict::Unknown(_)), "{engine:?}");
+            assert!(a.bound_hit.is_some(), "{engine:?}");
+        }
+    }
+    // An index out of bounds that only a stale read reaches.
+    let oob = "test oob\nthreads 1\nglobal x\nglobal y[2]\nkernel {\n  x = 1; r = x; if (r == 0) { y[r + 5] = 1; }\n}\nexists (x == 1)\n";
+    for engine in [Engine::Explore, Engine::Smt] {
+        assert!(
+            run(oob, coh(), engine).undefined_behaviour.is_empty(),
+            "{engine:?}"
+        );
+        assert!(
+            !run(oob, none(), engine).undefined_behaviour.is_empty(),
+            "{engine:?}"
+        );
+    }
+}

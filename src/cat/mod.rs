@@ -11,6 +11,7 @@ pub mod ast;
 pub mod concrete;
 pub mod interp;
 pub mod parse;
+pub mod prefix;
 
 pub use ast::Model;
 pub use parse::parse;

@@ -519,7 +519,7 @@ fn explore_with<'p>(
                 if let Some(g) = graph.as_mut() {
                     note_enabled(g, here, &roots);
                 }
-                let edges = absorb(&ex, &mut result, &state, here, roots);
+                let edges = absorb(&ex, &mut result, &state, here, roots, &opts.budget);
                 if let Some(g) = graph.as_mut() {
                     g.edges[i] = edges;
                 }
@@ -587,12 +587,11 @@ fn explore_with<'p>(
             if let Some(g) = graph.as_mut() {
                 g.ub[i] = true;
             }
-            if ex.speculation_confirmed(&state) {
-                record_dead(
-                    &mut result,
-                    DeadKind::Ub(UbKind::BarrierDivergence),
-                    DeadEnd { state: here, step },
-                );
+            let kind = DeadKind::Ub(UbKind::BarrierDivergence);
+            if ex.speculation_confirmed(&state)
+                && ex.may_begin_execution(&state, &kind, &result, &opts.budget)
+            {
+                record_dead(&mut result, kind, DeadEnd { state: here, step });
             }
             i += 1;
             continue;
@@ -611,7 +610,7 @@ fn explore_with<'p>(
         if let Some(g) = graph.as_mut() {
             note_enabled(g, here, &succs);
         }
-        let edges = absorb(&ex, &mut result, &state, here, succs);
+        let edges = absorb(&ex, &mut result, &state, here, succs, &opts.budget);
         if let Some(g) = graph.as_mut() {
             g.edges[i] = edges;
         }
@@ -668,6 +667,7 @@ fn absorb(
     state: &State,
     here: StateRef,
     succs: Vec<Outcome>,
+    budget: &Budget,
 ) -> Vec<GraphEdge> {
     let mut edges = Vec::new();
     for o in succs {
@@ -696,7 +696,9 @@ fn absorb(
             // Undefined behaviour or a cut under a speculation that may still fail is not
             // reported: failed speculation is invisible (docs/semantics.md §3).
             Outcome::Dead(kind, step) => {
-                if ex.speculation_confirmed(state) {
+                if ex.speculation_confirmed(state)
+                    && ex.may_begin_execution(state, &kind, r, budget)
+                {
                     record_dead(r, kind, DeadEnd { state: here, step });
                 }
             }
@@ -852,6 +854,37 @@ impl<'p> Explorer<'p> {
     }
 
     /// Every speculation that fired is confirmed: nobody is still undecided for a sealed block.
+    /// Under a relaxed memory model, may the run that reached `s` begin a consistent
+    /// execution (its events satisfy the model's prefix-closed axioms, [`crate::cat::prefix`])?
+    /// A run that the loop bound cuts or that meets undefined behaviour is reported only then.
+    /// Judged only for a dead end of a kind not yet recorded; when its candidates are too
+    /// many or the budget runs out, it may.
+    fn may_begin_execution(
+        &self,
+        s: &State,
+        kind: &DeadKind,
+        r: &Exploration,
+        budget: &Budget,
+    ) -> bool {
+        let Some((mm, _)) = &self.relaxed else {
+            return true;
+        };
+        let recorded = match kind {
+            DeadKind::Cut { idle: false } => r.cut.is_some(),
+            DeadKind::Cut { idle: true } => true,
+            DeadKind::Ub(k) => r.ub.contains_key(k),
+        };
+        if recorded {
+            return true;
+        }
+        let runs: Vec<&[Access]> = s.threads.iter().map(|t| t.events.as_slice()).collect();
+        let init = self.prog.initial_memory();
+        !matches!(
+            memory::prefix_consistent(self.prog, mm, &runs, &init, budget),
+            Ok(Some(false))
+        )
+    }
+
     fn speculation_confirmed(&self, s: &State) -> bool {
         s.sealed.iter().all(|&(sg, b)| !self.undecided(s, sg, b))
     }

@@ -73,6 +73,10 @@ pub struct Judgement {
 /// Candidate executions tried per run before giving up (the verdict is then `unknown`).
 pub const MAX_CANDIDATES: u64 = 1 << 20;
 
+/// Candidate executions tried for a run cut short before it is reported unjudged: such runs
+/// are many (every interleaving that reaches the cut), and a doubt costs less than the time.
+pub const MAX_PREFIX_CANDIDATES: u64 = 1 << 12;
+
 #[derive(Clone, Debug)]
 struct Event {
     thread: Option<u32>,
@@ -116,6 +120,33 @@ pub fn judge(
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
+) -> Result<Judgement, EvalError> {
+    judge_by(prog, model, &model.cat, runs, init, budget, false)
+}
+
+/// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
+/// execution, as far as [`MemoryModel::prefix`] can tell? `None` when its candidates were too
+/// many or the budget ran out (then it may).
+pub fn prefix_consistent(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+) -> Result<Option<bool>, EvalError> {
+    let j = judge_by(prog, model, &model.prefix, runs, init, budget, true)?;
+    Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
+}
+
+/// Judges a run by the checks of `cat`; with `first`, stops at the first consistent candidate.
+fn judge_by(
+    prog: &Program,
+    model: &MemoryModel,
+    cat: &crate::cat::Model,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    first: bool,
 ) -> Result<Judgement, EvalError> {
     let mut ev: Vec<Event> = Vec::new();
     // Initial writes: one per cell some thread touches.
@@ -269,7 +300,13 @@ pub fn judge(
         count = count.saturating_mul(orders_count(ws.len(), partial));
     }
     let mut out = Judgement::default();
-    if count > MAX_CANDIDATES {
+    if count
+        > if first {
+            MAX_PREFIX_CANDIDATES
+        } else {
+            MAX_CANDIDATES
+        }
+    {
         out.too_many = true;
         return Ok(out);
     }
@@ -298,7 +335,7 @@ pub fn judge(
             let mut a = alg.clone();
             a.rels.insert("rf".into(), rf.clone());
             a.rels.insert("co".into(), co);
-            let results = interp::run(&model.cat, &mut a)?;
+            let results = interp::run(cat, &mut a)?;
             let failed: Vec<usize> = (0..results.len())
                 .filter(|&k| !results[k].flag && !results[k].holds)
                 .collect();
@@ -330,6 +367,9 @@ pub fn judge(
                     out.finals
                         .entry(finals)
                         .or_insert_with(|| execution(prog, ev, &rf, &chosen));
+                }
+                if first {
+                    return Ok(out);
                 }
             } else if let [k] = failed[..] {
                 let c = &results[k];

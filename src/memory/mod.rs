@@ -11,7 +11,7 @@
 pub mod base;
 pub mod execution;
 
-pub use execution::{judge, Access, Judgement, What};
+pub use execution::{judge, prefix_consistent, Access, Judgement, What};
 
 use crate::cat;
 use std::path::{Path, PathBuf};
@@ -72,6 +72,10 @@ pub struct MemoryModel {
     /// As the user named it (`vulkan`, `models/my.cat`).
     pub name: String,
     pub cat: cat::Model,
+    /// The axioms a run cut short (by the loop bound, or by undefined behaviour) must already
+    /// satisfy ([`cat::prefix`]): the engines report such a run only when some candidate
+    /// execution of it satisfies these.
+    pub prefix: cat::Model,
     /// Does the model read `sched` (the SIMT-Step schedule)? Only then do executions that
     /// differ only in the order of independent steps have to be told apart.
     pub uses_sched: bool,
@@ -200,6 +204,7 @@ impl MemoryModel {
         validate(&model).map_err(|e| MemoryModelError::Cat(e.to_string()))?;
         Ok(MemoryModel {
             name: name.to_string(),
+            prefix: cat::prefix::closed(&model),
             cat: model,
             uses_sched,
             coherence: Coherence::declared(text).unwrap_or(Coherence::Total),

@@ -48,6 +48,7 @@ use crate::ir::{BlockId, Observable, Program, Prop, PropTerm, RegId, Target};
 use crate::model::Model;
 use crate::vocab::{BinOp, Class, Kind, Members, TimingRule};
 use decode::model_u32;
+use relaxed::Judge;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use z3::ast::{Bool, Int, BV};
 use z3::{Params, SatResult, Solver};
@@ -717,7 +718,7 @@ impl<'p> Encoding<'p> {
         self.assert(&p.implies(prop));
         let mut a = self.model_lits(m);
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), p]);
-        match self.decide(m, true, a) {
+        match self.decide(m, Judge::Whole, a) {
             Answer::Yes(model) => Answer::Yes((self.decode(&model, m), self.execution(&model))),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -889,7 +890,7 @@ impl<'p> Encoding<'p> {
         self.assert(&l.implies(is));
         let mut a = self.model_lits(m);
         a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
-        match self.decide(m, true, a) {
+        match self.decide(m, Judge::Whole, a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -906,7 +907,7 @@ impl<'p> Encoding<'p> {
         }
         let mut a = self.model_lits(m);
         a.push(self.a_cut.clone());
-        match self.decide(m, false, a) {
+        match self.decide(m, Judge::Prefix, a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),
@@ -925,7 +926,7 @@ impl<'p> Encoding<'p> {
             let l = Bool::fresh_const("query_flag");
             self.assert(&l.implies(holds));
             a.extend([self.a_noub.clone(), self.a_nocut.clone(), l]);
-            let answer = match self.decide(m, true, a) {
+            let answer = match self.decide(m, Judge::Whole, a) {
                 Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
                 Answer::No => Answer::No,
                 Answer::Unknown(why) => Answer::Unknown(why),
@@ -941,7 +942,7 @@ impl<'p> Encoding<'p> {
         for (k, l) in &self.ub_lits {
             let mut a = self.model_lits(m);
             a.extend([self.a_nocut.clone(), l.clone()]);
-            if let Answer::Yes(model) = self.decide(m, false, a) {
+            if let Answer::Yes(model) = self.decide(m, Judge::Prefix, a) {
                 out.push((*k, self.decode(&model, m)));
             }
         }

@@ -91,6 +91,28 @@ pub(super) struct Relaxed {
     /// Per thread read (in event order): whether it returns its cell's initial value, and
     /// a source time (`Encoding::source_time`), made once for every round of growing G.
     sources: RefCell<Option<Vec<(Bool, Bool, Time)>>>,
+    /// The axioms a run cut short must satisfy ([`crate::cat::prefix`]), encoded on the
+    /// first query that needs them.
+    prefix: RefCell<Prefix>,
+}
+
+/// What a query asks of the memory model besides reads-from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Judge {
+    /// Nothing more (the query names the axioms it wants itself).
+    Reads,
+    /// A run cut short (by the loop bound, by undefined behaviour): the model's prefix-closed
+    /// axioms, which every beginning of a consistent execution satisfies.
+    Prefix,
+    /// A complete execution: every axiom.
+    Whole,
+}
+
+/// The prefix-closed axioms: not encoded yet (the symbolic base relations and the model
+/// kept for it), or their literal.
+enum Prefix {
+    Pending(Box<Sym>, Arc<MemoryModel>),
+    Encoded(Result<Bool, String>),
 }
 
 impl Relaxed {
@@ -586,8 +608,41 @@ impl<'p> Encoding<'p> {
             error,
             guesses: RefCell::new(HashMap::new()),
             sources: RefCell::new(None),
+            // The same symbolic algebra: its base relations, and fresh names that go on from
+            // where the model's own stopped.
+            prefix: RefCell::new(Prefix::Pending(Box::new(sym), mm)),
         });
         Ok(())
+    }
+
+    /// The literal that assumes the prefix-closed axioms, encoding them on first use.
+    fn prefix_lit(&self) -> Result<Bool, String> {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let mut p = r.prefix.borrow_mut();
+        if let Prefix::Pending(sym, mm) = &mut *p {
+            let results = interp::run(&mm.prefix, &mut **sym);
+            let encoded = match (sym.exhausted.take(), results) {
+                (Some(e), _) => Err(e.to_string()),
+                (None, Err(e)) => Err(format!("the memory model: {e}")),
+                (None, Ok(results)) => {
+                    for c in std::mem::take(&mut sym.side) {
+                        self.assert(&c);
+                    }
+                    let lit = Bool::new_const("assume_prefix_axioms");
+                    self.assert(&implies(&lit, &r.a_rf));
+                    for c in results.iter().filter(|c| !c.flag) {
+                        self.assert(&implies(&lit, &c.holds));
+                    }
+                    tracing::debug!(checks = results.len(), "prefix axioms encoded");
+                    Ok(lit)
+                }
+            };
+            *p = Prefix::Encoded(encoded);
+        }
+        match &*p {
+            Prefix::Encoded(e) => e.clone(),
+            Prefix::Pending(..) => unreachable!("encoded above"),
+        }
     }
 
     /// Do the two accesses touch the same cell (both of one global)?
@@ -658,22 +713,27 @@ impl<'p> Encoding<'p> {
     /// round at a time, until the under-approximation decides or G is complete (then it is
     /// exact). So a test whose verdict does not turn on values deep in G (most `forall`
     /// tests) is decided without growing G at all.
-    pub(super) fn decide(
-        &self,
-        m: &Model,
-        consistent: bool,
-        mut a: Vec<Bool>,
-    ) -> Answer<z3::Model> {
+    pub(super) fn decide(&self, m: &Model, judge: Judge, mut a: Vec<Bool>) -> Answer<z3::Model> {
         let Some(r) = &self.relaxed else {
             return self.check(&a);
         };
         if let Some(e) = &r.error {
             return Answer::Unknown(e.clone());
         }
-        a.push(if consistent {
-            r.a_cat.clone()
-        } else {
-            r.a_rf.clone()
+        a.push(match judge {
+            Judge::Whole => r.a_cat.clone(),
+            Judge::Reads => r.a_rf.clone(),
+            Judge::Prefix => {
+                // Most runs cut short are refuted by reads-from alone; the prefix-closed
+                // axioms are encoded only when they are not.
+                if let Answer::No = self.decide(m, Judge::Reads, a.clone()) {
+                    return Answer::No;
+                }
+                match self.prefix_lit() {
+                    Ok(l) => l,
+                    Err(why) => return Answer::Unknown(why),
+                }
+            }
         });
         let g = self.guesses(m);
         if !matches!(g.done, Some(Ok(()))) {
@@ -1053,7 +1113,7 @@ impl<'p> Encoding<'p> {
                     .filter(|(j, _)| *j != k)
                     .map(|(_, (_, l))| l.clone()),
             );
-            if let Answer::Yes(model) = self.decide(m, false, a) {
+            if let Answer::Yes(model) = self.decide(m, Judge::Reads, a) {
                 if let Some(e) = self.execution(&model) {
                     out.forbidden_by.push((name.clone(), e));
                 }
