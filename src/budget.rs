@@ -28,6 +28,37 @@ pub enum Exhausted {
     },
 }
 
+/// Runs `f` on a thread of its own (with a main thread's stack: Z3 recurses over terms) and
+/// waits for it until `deadline`. `None` when it has not finished by then: it is left to
+/// finish in the background and its result is dropped. For solvers that do not look at their
+/// cancel flag in every phase; whatever `f` builds must be its own (Z3's context is per
+/// thread).
+pub fn abandon_after<T: Send + 'static, F: FnOnce() -> T + Send + 'static>(
+    deadline: Instant,
+    f: F,
+) -> Option<T> {
+    use std::sync::{mpsc, Arc, Mutex};
+    let job = Arc::new(Mutex::new(Some(f)));
+    let (tx, rx) = mpsc::channel();
+    let mine = Arc::clone(&job);
+    let spawned = std::thread::Builder::new()
+        .name("tangle-solver".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let f = mine.lock().ok().and_then(|mut j| j.take());
+            if let Some(f) = f {
+                let _ = tx.send(f());
+            }
+        });
+    if spawned.is_err() {
+        // No thread to be had: run here, unwatched.
+        let f = job.lock().ok().and_then(|mut j| j.take());
+        return f.map(|f| f());
+    }
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+}
+
 /// A deadline and a memory ceiling for one analysis.
 #[derive(Clone, Debug)]
 pub struct Budget {
@@ -134,4 +165,26 @@ pub fn resident_mib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096 / (1024 * 1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn work_that_overruns_its_deadline_is_abandoned() {
+        let soon = Instant::now() + Duration::from_millis(50);
+        // Work that ignores every deadline: the answer comes at the deadline, without it.
+        let late = super::abandon_after(soon, || {
+            std::thread::sleep(Duration::from_secs(5));
+            1
+        });
+        assert_eq!(late, None);
+        assert!(
+            Instant::now() < soon + Duration::from_secs(4),
+            "waited for the work"
+        );
+        let later = Instant::now() + Duration::from_secs(60);
+        assert_eq!(super::abandon_after(later, || 2), Some(2));
+    }
 }

@@ -45,9 +45,13 @@ fn closed_in(model: &Model, stable: &mut HashMap<String, bool>) -> Model {
         match st {
             Stmt::Include(m) => stmts.push(Stmt::Include(Box::new(closed_in(m, stable)))),
             Stmt::Let(bs) => {
+                // `let a = e and b = f`: each body sees the names bound before the `let`.
                 let out = bs.iter().map(|b| lower_binding(b, stable)).collect();
-                for b in bs {
-                    let s = b.params.is_none() && is_stable(&b.body, stable);
+                let flags: Vec<bool> = bs
+                    .iter()
+                    .map(|b| b.params.is_none() && is_stable(&b.body, stable))
+                    .collect();
+                for (b, s) in bs.iter().zip(flags) {
                     stable.insert(b.name.clone(), s);
                 }
                 stmts.push(Stmt::Let(out));
@@ -170,6 +174,9 @@ mod tests {
         // `~(rf ; po)` is not stable: the whole difference is dropped; the flag is gone.
         assert_eq!(out[4], "c Empty");
         assert_eq!(out.len(), 5, "{out:?}");
+        // In `let x = loc and y = x`, `y` is the `x` bound before, which is not stable.
+        let out = closed("let x = co ; co\nlet x = loc and y = x\nempty co \\ y as a\n");
+        assert_eq!(out.last().map(String::as_str), Some("a Empty"), "{out:?}");
     }
 
     #[test]

@@ -230,7 +230,9 @@ struct State {
 /// What a transition attempt produced.
 enum Outcome {
     Next(State, Vec<Step>),
-    Dead(DeadKind, Step),
+    /// A run that cannot go on; under a relaxed memory model, when eager steps led to it from
+    /// the state it is a successor of, the events its threads performed by then.
+    Dead(DeadKind, Step, Option<Vec<Vec<Access>>>),
     /// Failed speculation, or going round an idle loop that no run needs
     /// ([`Program::idle_back_edge`]): not an execution to record.
     Pruned,
@@ -589,7 +591,7 @@ fn explore_with<'p>(
             }
             let kind = DeadKind::Ub(UbKind::BarrierDivergence);
             if ex.speculation_confirmed(&state)
-                && ex.may_begin_execution(&state, &kind, &result, &opts.budget)
+                && ex.may_begin_execution(&state, None, &kind, &result, &opts.budget)
             {
                 record_dead(&mut result, kind, DeadEnd { state: here, step });
             }
@@ -645,7 +647,7 @@ fn note_enabled(g: &mut StateGraph, here: StateRef, succs: &[Outcome]) {
     for o in succs {
         let first = match o {
             Outcome::Next(_, steps) => steps.first(),
-            Outcome::Dead(kind, step) => {
+            Outcome::Dead(kind, step, _) => {
                 g.cut[h] |= matches!(kind, DeadKind::Cut { .. });
                 Some(step)
             }
@@ -695,9 +697,9 @@ fn absorb(
             }
             // Undefined behaviour or a cut under a speculation that may still fail is not
             // reported: failed speculation is invisible (docs/semantics.md §3).
-            Outcome::Dead(kind, step) => {
+            Outcome::Dead(kind, step, events) => {
                 if ex.speculation_confirmed(state)
-                    && ex.may_begin_execution(state, &kind, r, budget)
+                    && ex.may_begin_execution(state, events.as_deref(), &kind, r, budget)
                 {
                     record_dead(r, kind, DeadEnd { state: here, step });
                 }
@@ -853,15 +855,16 @@ impl<'p> Explorer<'p> {
             .collect()
     }
 
-    /// Every speculation that fired is confirmed: nobody is still undecided for a sealed block.
-    /// Under a relaxed memory model, may the run that reached `s` begin a consistent
-    /// execution (its events satisfy the model's prefix-closed axioms, [`crate::cat::prefix`])?
-    /// A run that the loop bound cuts or that meets undefined behaviour is reported only then.
-    /// Judged only for a dead end of a kind not yet recorded; when its candidates are too
-    /// many or the budget runs out, it may.
+    /// Under a relaxed memory model, may a run that dies (cut by the loop bound, or meeting
+    /// undefined behaviour) begin a consistent execution: do its events (`events`, or else
+    /// those of `s`, the state it died from) satisfy the model's prefix-closed axioms
+    /// ([`crate::cat::prefix`])? Such a run is reported only then. Judged only for a dead end
+    /// of a kind not yet recorded; when its candidates are too many or the budget runs out,
+    /// it may.
     fn may_begin_execution(
         &self,
         s: &State,
+        events: Option<&[Vec<Access>]>,
         kind: &DeadKind,
         r: &Exploration,
         budget: &Budget,
@@ -877,7 +880,10 @@ impl<'p> Explorer<'p> {
         if recorded {
             return true;
         }
-        let runs: Vec<&[Access]> = s.threads.iter().map(|t| t.events.as_slice()).collect();
+        let runs: Vec<&[Access]> = match events {
+            Some(ev) => ev.iter().map(Vec::as_slice).collect(),
+            None => s.threads.iter().map(|t| t.events.as_slice()).collect(),
+        };
         let init = self.prog.initial_memory();
         !matches!(
             memory::prefix_consistent(self.prog, mm, &runs, &init, budget),
@@ -885,6 +891,7 @@ impl<'p> Explorer<'p> {
         )
     }
 
+    /// Every speculation that fired is confirmed: nobody is still undecided for a sealed block.
     fn speculation_confirmed(&self, s: &State) -> bool {
         s.sealed.iter().all(|&(sg, b)| !self.undecided(s, sg, b))
     }
@@ -984,13 +991,17 @@ impl<'p> Explorer<'p> {
                 out.push(Outcome::Next(s, steps));
                 return;
             };
+            // An eager step performs no memory event: the events so far are those of a run
+            // that dies in it.
+            let events = (self.relaxed.is_some() && !steps.is_empty())
+                .then(|| s.threads.iter().map(|t| t.events.clone()).collect());
             match self.single(s, u) {
                 Outcome::Next(ns, st) => {
                     s = ns;
                     steps.extend(st);
                 }
-                Outcome::Dead(k, step) => {
-                    out.push(Outcome::Dead(k, step));
+                Outcome::Dead(k, step, _) => {
+                    out.push(Outcome::Dead(k, step, events));
                     return;
                 }
                 Outcome::Pruned => return,
@@ -1300,7 +1311,7 @@ impl<'p> Explorer<'p> {
             match target {
                 Target::Cut => {
                     let idle = self.prog.idle_cut(block);
-                    return Outcome::Dead(DeadKind::Cut { idle }, step);
+                    return Outcome::Dead(DeadKind::Cut { idle }, step, None);
                 }
                 Target::Block(nb) => {
                     if s.sealed.contains(&(self.sg(u), nb)) {
@@ -1917,5 +1928,5 @@ fn set_mark(list: &mut Vec<u32>, x: u32, marked: bool) {
 
 fn ub(mut step: Step, k: UbKind) -> Outcome {
     step.effects.push(Effect::Ub(k));
-    Outcome::Dead(DeadKind::Ub(k), step)
+    Outcome::Dead(DeadKind::Ub(k), step, None)
 }
