@@ -237,7 +237,21 @@ pub fn equiv(
         for s in [Side::P, Side::Q] {
             let (t, prog, enc, pos) = side(s);
             let set = outcome_set(enc, prog, m, opts.max_outcomes, pos, s, &mut notes);
-            if !enc.undefined_behaviour(m).is_empty() {
+            let ub = enc.undefined_behaviour(m);
+            for (kind, answer) in &ub {
+                if let crate::engine::smt::Answer::Unknown(why) = answer {
+                    notes.push(format!(
+                        "{s} ({}): could not decide whether {} is reachable under {} ({why})",
+                        t.file,
+                        kind.describe(),
+                        m.name
+                    ));
+                }
+            }
+            if ub
+                .iter()
+                .any(|(_, a)| matches!(a, crate::engine::smt::Answer::Yes(_)))
+            {
                 notes.push(format!(
                     "{s} ({}) can reach undefined behaviour under {}: executions that do give no outcome and are not compared",
                     t.file, m.name

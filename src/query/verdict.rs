@@ -183,7 +183,17 @@ pub(super) fn from_smt(
             )),
         }
     }
-    let ub = enc.undefined_behaviour(m);
+    let mut ub = Vec::new();
+    for (kind, answer) in enc.undefined_behaviour(m) {
+        match answer {
+            Answer::Yes(steps) => ub.push((kind, steps)),
+            Answer::No => {}
+            Answer::Unknown(r) => partial.push(format!(
+                "could not decide whether {} is reachable ({r})",
+                kind.describe()
+            )),
+        }
+    }
     let mut families = Vec::new();
     let outcomes = opts.want_outcomes.then(|| {
         let o = if opts.free_values {

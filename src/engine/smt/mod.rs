@@ -937,13 +937,16 @@ impl<'p> Encoding<'p> {
     }
 
     /// Which kinds of undefined behaviour complete executions under `m` reach, with witnesses.
-    pub fn undefined_behaviour(&self, m: &Model) -> Vec<(UbKind, Vec<Step>)> {
+    /// Kinds it could not decide come with the reason.
+    pub fn undefined_behaviour(&self, m: &Model) -> Vec<(UbKind, Answer<Vec<Step>>)> {
         let mut out = Vec::new();
         for (k, l) in &self.ub_lits {
             let mut a = self.model_lits(m);
             a.extend([self.a_nocut.clone(), l.clone()]);
-            if let Answer::Yes(model) = self.decide(m, Judge::Prefix, a) {
-                out.push((*k, self.decode(&model, m)));
+            match self.decide(m, Judge::Prefix, a) {
+                Answer::Yes(model) => out.push((*k, Answer::Yes(self.decode(&model, m)))),
+                Answer::No => {}
+                Answer::Unknown(why) => out.push((*k, Answer::Unknown(why))),
             }
         }
         out
