@@ -28,35 +28,60 @@ pub enum Exhausted {
     },
 }
 
-/// Runs `f` on a thread of its own (with a main thread's stack: Z3 recurses over terms) and
-/// waits for it until `deadline`. `None` when it has not finished by then: it is left to
-/// finish in the background and its result is dropped. For solvers that do not look at their
-/// cancel flag in every phase; whatever `f` builds must be its own (Z3's context is per
-/// thread).
+/// Runs `f` on a worker thread (with a main thread's stack: Z3 recurses over terms) and waits
+/// for it until `deadline`. `None` when it has not finished by then: it is left to finish in
+/// the background and its result is dropped. For solvers that do not look at their cancel flag
+/// in every phase; whatever `f` builds must be its own (Z3's context is per thread). One
+/// worker serves call after call (one Z3 context, one allocator arena); a worker that was
+/// waited for in vain is let go, and the next call starts another.
 pub fn abandon_after<T: Send + 'static, F: FnOnce() -> T + Send + 'static>(
     deadline: Instant,
     f: F,
 ) -> Option<T> {
-    use std::sync::{mpsc, Arc, Mutex};
-    let job = Arc::new(Mutex::new(Some(f)));
+    use std::sync::mpsc;
+    let idle = IDLE_WORKER.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let Some(worker) = idle.or_else(start_worker) else {
+        // No thread to be had: run here, unwatched.
+        return Some(f());
+    };
     let (tx, rx) = mpsc::channel();
-    let mine = Arc::clone(&job);
-    let spawned = std::thread::Builder::new()
+    let job: Job = Box::new(move || {
+        let _ = tx.send(f());
+    });
+    if worker.send(job).is_err() {
+        return None;
+    }
+    let out = rx
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok();
+    if out.is_some() {
+        let mut slot = IDLE_WORKER.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(worker);
+        }
+    }
+    out
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The worker no call is using, by the channel its jobs go to.
+static IDLE_WORKER: std::sync::Mutex<Option<std::sync::mpsc::Sender<Job>>> =
+    std::sync::Mutex::new(None);
+
+/// A worker thread that runs jobs until its channel closes.
+fn start_worker() -> Option<std::sync::mpsc::Sender<Job>> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::Builder::new()
         .name("tangle-solver".into())
         .stack_size(64 << 20)
         .spawn(move || {
-            let f = mine.lock().ok().and_then(|mut j| j.take());
-            if let Some(f) = f {
-                let _ = tx.send(f());
+            while let Ok(job) = rx.recv() {
+                job();
             }
-        });
-    if spawned.is_err() {
-        // No thread to be had: run here, unwatched.
-        let f = job.lock().ok().and_then(|mut j| j.take());
-        return f.map(|f| f());
-    }
-    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        })
         .ok()
+        .map(|_| tx)
 }
 
 /// A deadline and a memory ceiling for one analysis.

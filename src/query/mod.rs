@@ -453,7 +453,7 @@ const GRACE: Duration = Duration::from_millis(500);
 
 /// [`smt_models`] within the time budget. Z3 does not look at its cancel flag in every phase
 /// (on Dartagnan's `ttaslock-2.1.1` under `vulkan.cat`, internalising the model's terms ran
-/// 40 s past a 20 s budget), so the analysis runs on a thread of its own; when it has not
+/// 40 s past a 20 s budget), so the analysis runs on a worker thread; when it has not
 /// answered half a second after the deadline, every model's answer is `unknown` and the
 /// thread is left to finish in the background (Z3 has been asked to stop; its result is
 /// dropped). docs/decisions.md, "Budgets and loop bounds".
