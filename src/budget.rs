@@ -28,39 +28,70 @@ pub enum Exhausted {
     },
 }
 
-/// Runs `f` on a worker thread (with a main thread's stack: Z3 recurses over terms) and waits
-/// for it until `deadline`. `None` when it has not finished by then: it is left to finish in
-/// the background and its result is dropped. For solvers that do not look at their cancel flag
-/// in every phase; whatever `f` builds must be its own (Z3's context is per thread). One
-/// worker serves call after call (one Z3 context, one allocator arena); a worker that was
-/// waited for in vain is let go, and the next call starts another.
+/// Runs `f` on a worker thread (with a 64 MiB stack: Z3 recurses over terms) and waits for
+/// it until `deadline`. [`Unfinished::Late`] when it has not finished by then: it is left to
+/// finish in the background and its result is dropped. For solvers that do not look at their
+/// cancel flag in every phase; whatever `f` builds must be its own (Z3's context is per
+/// thread). One worker serves call after call (one Z3 context, one allocator arena); a worker
+/// that was waited for in vain is let go, and the next call starts another.
 pub fn abandon_after<T: Send + 'static, F: FnOnce() -> T + Send + 'static>(
     deadline: Instant,
     f: F,
-) -> Option<T> {
+) -> Result<T, Unfinished> {
     use std::sync::mpsc;
     let idle = IDLE_WORKER.lock().unwrap_or_else(|p| p.into_inner()).take();
-    let Some(worker) = idle.or_else(start_worker) else {
-        // No thread to be had: run here, unwatched.
-        return Some(f());
-    };
     let (tx, rx) = mpsc::channel();
-    let job: Job = Box::new(move || {
-        let _ = tx.send(f());
+    let mut job: Job = Box::new(move || {
+        // A panic here is a bug (Z3's own failures are caught inside `f`): it is reported
+        // as the work's failure, with the payload's text.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        });
+        let _ = tx.send(r);
     });
-    if worker.send(job).is_err() {
-        return None;
+    // An idle worker that has gone away hands the job back; then a fresh one takes it.
+    let mut worker = None;
+    for w in [idle, None] {
+        let Some(w) = w.or_else(start_worker) else {
+            // No thread to be had: run here, unwatched.
+            job();
+            break;
+        };
+        match w.send(job) {
+            Ok(()) => {
+                worker = Some(w);
+                break;
+            }
+            Err(mpsc::SendError(back)) => job = back,
+        }
     }
-    let out = rx
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok();
-    if out.is_some() {
+    let out = match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => Err(Unfinished::Failed(panic)),
+        Err(mpsc::RecvTimeoutError::Timeout) => return Err(Unfinished::Late),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(Unfinished::Failed("the worker thread stopped".into()))
+        }
+    };
+    if let Some(w) = worker {
         let mut slot = IDLE_WORKER.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
-            *slot = Some(worker);
+            *slot = Some(w);
         }
     }
     out
+}
+
+/// Why [`abandon_after`] has no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unfinished {
+    /// The deadline passed first.
+    Late,
+    /// The work panicked (the payload's text).
+    Failed(String),
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -204,12 +235,16 @@ mod tests {
             std::thread::sleep(Duration::from_secs(5));
             1
         });
-        assert_eq!(late, None);
+        assert_eq!(late, Err(super::Unfinished::Late));
         assert!(
             Instant::now() < soon + Duration::from_secs(4),
             "waited for the work"
         );
         let later = Instant::now() + Duration::from_secs(60);
-        assert_eq!(super::abandon_after(later, || 2), Some(2));
+        assert_eq!(super::abandon_after(later, || 2), Ok(2));
+        // A panic is a failure, not lateness, and the worker serves the next call.
+        let failed = super::abandon_after(later, || -> u32 { panic!("inside") });
+        assert_eq!(failed, Err(super::Unfinished::Failed("inside".into())));
+        assert_eq!(super::abandon_after(later, || 3), Ok(3));
     }
 }

@@ -248,3 +248,28 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
 }
+
+thread_local! {
+    /// Set while [`catch_quietly`] runs on this thread.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic (a dependency's bug, or Z3 out of resources) without printing
+/// it; the payload's text is the error. The panic hook is installed once for the process and
+/// is silent only on a thread inside this call: swapping the global hook per call raced when
+/// calls overlap on several threads (an abandoned solver worker and the next test's).
+pub fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let loud = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                loud(info);
+            }
+        }));
+    });
+    let before = QUIET.with(|q| q.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(before));
+    r.map_err(|p| panic_message(p.as_ref()))
+}

@@ -974,4 +974,16 @@ fn undefined_behaviour_that_cannot_be_decided_is_said_so() {
         why.contains("could not decide whether division by zero is reachable"),
         "{why}"
     );
+    // Also when no outcome is listed (`tangle check`): a note, and its own field.
+    let a = query::analyse(
+        &test,
+        &Model::by_name("SSO").unwrap(),
+        &opts.with_outcomes(false),
+    )
+    .unwrap();
+    assert_eq!(a.undefined_behaviour_undecided.len(), 1, "{:?}", a.notes);
+    assert!(a
+        .notes
+        .iter()
+        .any(|n| n.contains("could not decide whether division")));
 }

@@ -201,6 +201,16 @@ mod tests {
                 .filter(|s| matches!(s, Stmt::Check(c) if c.expr != super::Expr::Empty))
                 .count();
             assert!(nonempty >= 1, "{file}: some axiom still binds a prefix");
+            if file == "vulkan.cat" {
+                let coherence = c.stmts.iter().find_map(|s| match s {
+                    Stmt::Check(c) if c.name == "location-coherence" => Some(&c.expr),
+                    _ => None,
+                });
+                assert!(
+                    coherence.is_some_and(|e| *e != super::Expr::Empty),
+                    "vulkan.cat's location-coherence still binds a prefix"
+                );
+            }
         }
     }
 }

@@ -202,7 +202,10 @@ fn check(t: &Test, models: &[Combination; 2], opts: &Options, ub_allowed: bool) 
     let an = analyse_combinations(t, &prog, models, opts);
     an[0].verdict == Verdict::Forbidden
         && an[1].verdict == Verdict::Allowed
-        && (ub_allowed || an.iter().all(|a| a.undefined_behaviour.is_empty()))
+        && (ub_allowed
+            || an.iter().all(|a| {
+                a.undefined_behaviour.is_empty() && a.undefined_behaviour_undecided.is_empty()
+            }))
 }
 
 /// Is `test` distinguishing: does `allowed_by` allow its condition and `forbidden_by` forbid

@@ -272,6 +272,9 @@ pub struct Analysis {
     /// (a shader's `--expect`: the words that differ), e.g. `ballots[17] = 0x3 (expected 0x1)`.
     pub witness_differs: Vec<String>,
     pub undefined_behaviour: Vec<UbReport>,
+    /// Kinds of undefined behaviour the engine could not decide, each with why (Z3: the value
+    /// set or the budget ran out); they are not in `undefined_behaviour`.
+    pub undefined_behaviour_undecided: Vec<String>,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
     pub notes: Vec<String>,
@@ -452,8 +455,8 @@ pub fn analyse_models(
 const GRACE: Duration = Duration::from_millis(500);
 
 /// [`smt_models`] within the time budget. Z3 does not look at its cancel flag in every phase
-/// (on Dartagnan's `ttaslock-2.1.1` under `vulkan.cat`, internalising the model's terms ran
-/// 40 s past a 20 s budget), so the analysis runs on a worker thread; when it has not
+/// (on Dartagnan's `ttaslock-2.1.1` under `vulkan.cat`, Z3's first call internalised the
+/// model's terms for 58 s, ending 43 s past a 20 s budget), so the analysis runs on a worker thread; when it has not
 /// answered half a second after the deadline, every model's answer is `unknown` and the
 /// thread is left to finish in the background (Z3 has been asked to stop; its result is
 /// dropped). docs/decisions.md, "Budgets and loop bounds".
@@ -472,13 +475,19 @@ fn smt_watched(
         smt_models(&t, &p, &m, &o)
     };
     match crate::budget::abandon_after(deadline, run) {
-        Some(analyses) => analyses,
-        None => {
-            let why = crate::budget::Exhausted::Time {
-                limit_ms: ms as u64,
-                phase: "solving (Z3 did not stop when asked: its work is abandoned)",
-            }
-            .to_string();
+        Ok(analyses) => analyses,
+        Err(unfinished) => {
+            let why = match unfinished {
+                crate::budget::Unfinished::Late => crate::budget::Exhausted::Time {
+                    limit_ms: ms as u64,
+                    phase:
+                        "encoding or solving (Z3 did not stop when asked: its work is abandoned)",
+                }
+                .to_string(),
+                crate::budget::Unfinished::Failed(panic) => {
+                    format!("the analysis failed internally ({panic})")
+                }
+            };
             models
                 .iter()
                 .map(|m| {
@@ -600,6 +609,7 @@ fn blank_observing(
         witness: None,
         witness_differs: Vec::new(),
         undefined_behaviour: Vec::new(),
+        undefined_behaviour_undecided: Vec::new(),
         bound_hit: None,
         notes: Vec::new(),
         memory: None,

@@ -188,10 +188,15 @@ pub(super) fn from_smt(
         match answer {
             Answer::Yes(steps) => ub.push((kind, steps)),
             Answer::No => {}
-            Answer::Unknown(r) => partial.push(format!(
-                "could not decide whether {} is reachable ({r})",
-                kind.describe()
-            )),
+            Answer::Unknown(r) => {
+                let why = format!(
+                    "could not decide whether {} is reachable ({r})",
+                    kind.describe()
+                );
+                a.undefined_behaviour_undecided.push(why.clone());
+                a.notes.push(why.clone());
+                partial.push(why);
+            }
         }
     }
     let mut families = Vec::new();

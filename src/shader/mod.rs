@@ -171,12 +171,7 @@ fn validate(
 /// A panic inside naga (a bug there: naga has panicked on real inputs) is caught and reported
 /// as an error on the file, never a crash.
 pub fn wgsl_to_spirv(file: &str, bytes: &[u8]) -> Result<(Vec<u32>, String), Diagnostics> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(|| naga_to_spirv(file, bytes));
-    std::panic::set_hook(hook);
-    r.unwrap_or_else(|p| {
-        let msg = crate::diag::panic_message(p.as_ref());
+    crate::diag::catch_quietly(|| naga_to_spirv(file, bytes)).unwrap_or_else(|msg| {
         Err(Diagnostics(vec![Diagnostic::bare(
             file,
             1,

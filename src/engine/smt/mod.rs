@@ -257,18 +257,11 @@ const DL_SHARE_MS: u32 = 5000;
 /// unwraps; the budgets are meant to stop us first, and this is the backstop that keeps such
 /// a failure an `unknown` verdict.
 pub fn contain<T>(max_memory_mib: Option<u64>, f: impl FnOnce() -> T) -> Result<T, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
-    r.map_err(|p| {
-        let msg = crate::diag::panic_message(p.as_ref());
-        match max_memory_mib {
-            Some(mib) => format!(
-                "Z3 stopped: the memory budget ({mib} MiB) ran out, or Z3 failed internally ({msg})"
-            ),
-            None => format!("Z3 failed internally ({msg})"),
-        }
+    crate::diag::catch_quietly(f).map_err(|msg| match max_memory_mib {
+        Some(mib) => format!(
+            "Z3 stopped: the memory budget ({mib} MiB) ran out, or Z3 failed internally ({msg})"
+        ),
+        None => format!("Z3 failed internally ({msg})"),
     })
 }
 
