@@ -227,6 +227,13 @@ struct State {
     opened: Vec<(u32, u32)>,
 }
 
+impl State {
+    /// Under a relaxed memory model: each thread's events so far, as the model judges them.
+    fn runs(&self) -> Vec<&[Access]> {
+        self.threads.iter().map(|t| t.events.as_slice()).collect()
+    }
+}
+
 /// What a transition attempt produced.
 enum Outcome {
     Next(State, Vec<Step>),
@@ -534,8 +541,7 @@ fn explore_with<'p>(
                 ex.unspecified_read = Some(here);
             }
             if let Some((mm, _)) = &ex.relaxed {
-                let runs: Vec<&[Access]> =
-                    state.threads.iter().map(|t| t.events.as_slice()).collect();
+                let runs = state.runs();
                 match memory::judge(prog, mm, &runs, &prog.initial_memory(), &opts.budget) {
                     Ok(Judgement {
                         exhausted: Some(e), ..
@@ -882,7 +888,7 @@ impl<'p> Explorer<'p> {
         }
         let runs: Vec<&[Access]> = match events {
             Some(ev) => ev.iter().map(Vec::as_slice).collect(),
-            None => s.threads.iter().map(|t| t.events.as_slice()).collect(),
+            None => s.runs(),
         };
         let init = self.prog.initial_memory();
         !matches!(

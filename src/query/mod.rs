@@ -488,33 +488,42 @@ fn smt_watched(
                     format!("the analysis failed internally ({panic})")
                 }
             };
-            models
-                .iter()
-                .map(|m| {
-                    let mut a = blank(test, prog, m, &opts);
-                    a.verdict = Verdict::Unknown(why.clone());
-                    a.millis = duration_ms(opts.start.expect("started").elapsed());
-                    a
-                })
-                .collect()
+            all_unknown(
+                test,
+                prog,
+                models,
+                &opts,
+                &why,
+                opts.start.expect("started"),
+            )
         }
     }
+}
+
+/// Every model's analysis of `test` answering `unknown` for `why`, timed from `start`.
+fn all_unknown(
+    test: &ast::Test,
+    prog: &Program,
+    models: &[Model],
+    opts: &Options,
+    why: &str,
+    start: Instant,
+) -> Vec<Analysis> {
+    models
+        .iter()
+        .map(|m| {
+            let mut a = blank(test, prog, m, opts);
+            a.verdict = Verdict::Unknown(why.to_string());
+            a.millis = duration_ms(start.elapsed());
+            a
+        })
+        .collect()
 }
 
 /// The SMT engine's analyses of one test under `models`, sharing one encoding.
 fn smt_models(test: &ast::Test, prog: &Program, models: &[Model], opts: &Options) -> Vec<Analysis> {
     let start = Instant::now();
-    let unknown = |why: String| -> Vec<Analysis> {
-        models
-            .iter()
-            .map(|m| {
-                let mut a = blank(test, prog, m, opts);
-                a.verdict = Verdict::Unknown(why.clone());
-                a.millis = duration_ms(start.elapsed());
-                a
-            })
-            .collect()
-    };
+    let unknown = |why: String| all_unknown(test, prog, models, opts, &why, start);
     let run = || -> Result<Vec<Analysis>, crate::budget::Exhausted> {
         let enc = smt::Encoding::new(prog, models, &opts.smt_options())?;
         let setup = start.elapsed();
