@@ -320,10 +320,20 @@ pub fn atomic_new<D: Domain>(d: &mut D, op: AtomicOp, old: &D::V, args: &[D::V])
         AtomicOp::Or => r(RedOp::Or, d),
         AtomicOp::Xor => r(RedOp::Xor, d),
         AtomicOp::Exchange => args[0].clone(),
-        AtomicOp::CompSwap => {
+        AtomicOp::CompSwap | AtomicOp::CompSwapWriteBack => {
             let hit = d.eq(old, &args[0]);
             d.ite(&hit, &args[1], old)
         }
+    }
+}
+
+/// Does the atomic write? Always, except a `CompSwap` whose compare fails: that one is a read
+/// alone, with no write event for a memory model to order (docs/memory-models.md, "Events").
+pub fn atomic_stores<D: Domain>(d: &mut D, op: AtomicOp, old: &D::V, args: &[D::V]) -> D::B {
+    if op.may_only_read() {
+        d.eq(old, &args[0])
+    } else {
+        d.konst(true)
     }
 }
 

@@ -346,12 +346,17 @@ pub enum AtomicOp {
     Or,
     Xor,
     Exchange,
-    /// `atomicCompSwap(a[i], compare, v)`: writes v if the old value equals compare.
+    /// `atomicCompSwap(a[i], compare, v)`: writes v if the old value equals compare; a
+    /// failing compare only reads (SPIR-V's `OpAtomicCompareExchange`, GLSL, WGSL).
     CompSwap,
+    /// `atomicCompSwapWriteBack(a[i], compare, v)`: as `CompSwap`, but a failing compare
+    /// writes the old value back (PTX's `atom.cas`, `*a = (*a == b) ? c : *a`, as Dartagnan
+    /// reads it).
+    CompSwapWriteBack,
 }
 
 impl AtomicOp {
-    pub const ALL: [AtomicOp; 9] = [
+    pub const ALL: [AtomicOp; 10] = [
         AtomicOp::Add,
         AtomicOp::Sub,
         AtomicOp::Min,
@@ -361,6 +366,7 @@ impl AtomicOp {
         AtomicOp::Xor,
         AtomicOp::Exchange,
         AtomicOp::CompSwap,
+        AtomicOp::CompSwapWriteBack,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -373,6 +379,7 @@ impl AtomicOp {
             AtomicOp::Xor => "atomicXor",
             AtomicOp::Exchange => "atomicExchange",
             AtomicOp::CompSwap => "atomicCompSwap",
+            AtomicOp::CompSwapWriteBack => "atomicCompSwapWriteBack",
         }
     }
     pub fn from_name(s: &str) -> Option<AtomicOp> {
@@ -381,9 +388,14 @@ impl AtomicOp {
     /// Value arguments after the memory location.
     pub fn value_args(self) -> usize {
         match self {
-            AtomicOp::CompSwap => 2,
+            AtomicOp::CompSwap | AtomicOp::CompSwapWriteBack => 2,
             _ => 1,
         }
+    }
+    /// Does a failing compare leave the access a read alone? Then the write happens only
+    /// when [`crate::eval::atomic_stores`] holds.
+    pub fn may_only_read(self) -> bool {
+        self == AtomicOp::CompSwap
     }
 }
 

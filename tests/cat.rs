@@ -987,3 +987,42 @@ fn undefined_behaviour_that_cannot_be_decided_is_said_so() {
         .iter()
         .any(|n| n.contains("could not decide whether division")));
 }
+
+/// A compare-exchange whose compare fails only reads (SPIR-V, GLSL, WGSL; Dartagnan's Vulkan
+/// reading); PTX's `atom.cas` writes the old value back. Under `vulkan.cat` the difference
+/// shows twice: the write-back races with a read of another workgroup at workgroup scope, and
+/// a spin lock on a read-only failure is idle, so the loop bound hides no outcome.
+#[test]
+fn a_failing_compare_exchange_only_reads() {
+    let vulkan = || Some(Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap()));
+    let run = |src: &str, engine| {
+        let test = tangle::syntax::parse("t.litmus", src.as_bytes()).unwrap();
+        // Two iterations: enough for the idle loop (one lane a subgroup), and the explorer's
+        // candidate orders of the write-backs stay few.
+        let mut opts = Options::default().with_engine(engine).with_unroll(2);
+        opts.memory = vulkan();
+        query::analyse(&test, &Model::by_name("SSO").unwrap(), &opts).unwrap()
+    };
+    let race = "test race\nthreads 2\nworkgroup 1\nsubgroup 1\nglobal x\nkernel {\n  if (wgid == 0) { r = atomicCompSwap(x, 5, 1, relaxed, workgroup, nonpriv); } else { s = atomicLoad(x, relaxed, workgroup, nonpriv); }\n}\nexists (0:r == 0)\n";
+    let spin = "test spin\nthreads 2\nsubgroup 1\nglobal l\nkernel {\n  if (tid == 0) { atomicStore(l, 1); atomicStore(l, 0); } else { r = atomicCompSwap(l, 0, 2); while (r != 0) { r = atomicCompSwap(l, 0, 2); } }\n}\nexists (l == 1)\n";
+    let back = |s: &str| s.replace("atomicCompSwap", "atomicCompSwapWriteBack");
+    for engine in [Engine::Explore, Engine::Smt] {
+        let flagged = |src: &str| {
+            let a = run(src, engine);
+            assert_eq!(a.verdict, Verdict::Allowed, "{engine:?}");
+            a.undefined_behaviour
+                .iter()
+                .any(|u| u.description.contains("data-race"))
+        };
+        assert!(
+            !flagged(race),
+            "{engine:?}: a failing compare-exchange is a read"
+        );
+        assert!(flagged(&back(race)), "{engine:?}: the write-back races");
+        let a = run(spin, engine);
+        assert_eq!(a.verdict, Verdict::Forbidden, "{engine:?}: {:?}", a.notes);
+        assert!(a.bound_hit.is_none(), "{engine:?}");
+        let a = run(&back(spin), engine);
+        assert!(matches!(a.verdict, Verdict::Unknown(_)), "{engine:?}");
+    }
+}

@@ -292,7 +292,7 @@ fn memory_statements() {
          x = 1; a[tid] = q; atomicStore(a[0], 5); atomicStore(x, q);\n\
          q = atomicAdd(a[1], 2); atomicSub(x, 1); q = atomicCompSwap(a[3], 0, 1);\n\
          q = atomicExchange(x, 9); atomicMin(x, 1); atomicMax(x, 1); atomicAnd(x, 1);\n\
-         atomicOr(x, 1); atomicXor(x, 1);",
+         atomicOr(x, 1); atomicXor(x, 1); q = atomicCompSwapWriteBack(a[3], 0, 1);",
     );
     let summary: Vec<String> = body
         .iter()
@@ -354,6 +354,7 @@ fn memory_statements() {
             "_ And x 1",
             "_ Or x 1",
             "_ Xor x 1",
+            "q CompSwapWriteBack a[3] 0,1",
         ]
     );
     // Every atomic operation was parsed above, and each one's name is the name it parses from.

@@ -117,7 +117,8 @@ fn rmw_op(m: &str) -> Option<AtomicOp> {
         "min" => AtomicOp::Min,
         "max" => AtomicOp::Max,
         "exch" => AtomicOp::Exchange,
-        "cas" => AtomicOp::CompSwap,
+        // PTX's `atom.cas` stores `(*a == b) ? c : *a`: a failing compare writes back.
+        "cas" => AtomicOp::CompSwapWriteBack,
         _ => return None,
     })
 }
@@ -225,14 +226,19 @@ fn instruction(cx: &mut Cell) -> Option<Ins> {
                 return None;
             }
             let reduction = op.ends_with("red");
-            if reduction && aop == AtomicOp::CompSwap {
+            if reduction && aop == AtomicOp::CompSwapWriteBack {
                 cx.err("a reduction has no `.cas` form");
                 return None;
             }
-            let n = usize::from(!reduction) + if aop == AtomicOp::CompSwap { 3 } else { 2 };
+            let n = usize::from(!reduction)
+                + if aop == AtomicOp::CompSwapWriteBack {
+                    3
+                } else {
+                    2
+                };
             let form = match (reduction, aop) {
                 (true, _) => "red.order.scope.op x, v",
-                (false, AtomicOp::CompSwap) => "atom.order.scope.cas r, x, expected, new",
+                (false, AtomicOp::CompSwapWriteBack) => "atom.order.scope.cas r, x, expected, new",
                 _ => "atom.order.scope.op r, x, v",
             };
             if !cx.want(&args, n, op, form) {

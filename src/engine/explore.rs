@@ -1637,15 +1637,20 @@ impl<'p> Explorer<'p> {
                 let no_builtins = |_| 0;
                 let mut d = Concrete::bare(&no_builtins, &mut ch, self.mode);
                 let new = eval::atomic_new(&mut d, *op, &old, &a.values);
+                let stores = eval::atomic_stores(&mut d, *op, &old, &a.values);
                 if d.mattered {
                     self.mattered.set(true);
                 }
-                s.mem[cell] = new.v;
-                set_mark(&mut s.mem_unspec, a.cell, new.unspec);
+                // A compare-exchange that fails only reads (and leaves the cell as it was).
+                let new = (stores.v != 0).then_some(new);
+                if let Some(new) = new {
+                    s.mem[cell] = new.v;
+                    set_mark(&mut s.mem_unspec, a.cell, new.unspec);
+                }
                 let what = What::Rmw {
                     cell: a.cell,
                     old: old.v,
-                    new: new.v,
+                    new: new.map(|n| n.v),
                 };
                 self.record(s, u, at, what);
                 if let Some(d) = dst {
@@ -1655,7 +1660,7 @@ impl<'p> Explorer<'p> {
                     thread: u as u32,
                     cell: a.cell,
                     old: old.v,
-                    new: new.v,
+                    new: new.map(|n| n.v),
                 });
             }
             _ => unreachable!("memory ops only"),
@@ -1682,7 +1687,7 @@ impl<'p> Explorer<'p> {
                     What::Write { cell, value } => written.push((cell, value)),
                     What::Rmw { cell, old, new } => {
                         reads.push((cell, old));
-                        written.push((cell, new));
+                        written.extend(new.map(|n| (cell, n)));
                     }
                     _ => {}
                 }

@@ -38,11 +38,12 @@ pub enum Effect {
         cell: u32,
         value: u32,
     },
+    /// `new` is `None` when a compare-exchange failed: it only read.
     Rmw {
         thread: u32,
         cell: u32,
         old: u32,
-        new: u32,
+        new: Option<u32>,
     },
     Goto {
         thread: u32,

@@ -495,11 +495,19 @@ impl<'a> Gen<'a> {
     }
 
     fn atomic(&mut self, ctx: Ctx) {
-        let op = self.rng.pick(&AtomicOp::ALL);
+        // The two compare-exchanges are one pick, then a coin: the programs of seeds that
+        // draw neither stay what they were before the write-back form existed.
+        let ops: Vec<AtomicOp> = (AtomicOp::ALL.into_iter())
+            .filter(|&o| o != AtomicOp::CompSwapWriteBack)
+            .collect();
+        let mut op = self.rng.pick(&ops);
+        if op == AtomicOp::CompSwap && self.rng.chance(50) {
+            op = AtomicOp::CompSwapWriteBack;
+        }
         let (loc, cells) = self.location(ctx);
         let old = self.cell_vals(&cells);
         let v = self.small_operand(ctx);
-        let (args, new) = if op == AtomicOp::CompSwap {
+        let (args, new) = if op.value_args() == 2 {
             let cmp = self.rng.pick(&old.0);
             let args = format!("{cmp}, {}", v.text);
             let mut new = old.clone();
@@ -1128,6 +1136,6 @@ fn atomic_guess(op: AtomicOp, old: u32, v: u32) -> u32 {
         AtomicOp::And => old & v,
         AtomicOp::Or => old | v,
         AtomicOp::Xor => old ^ v,
-        AtomicOp::Exchange | AtomicOp::CompSwap => v,
+        AtomicOp::Exchange | AtomicOp::CompSwap | AtomicOp::CompSwapWriteBack => v,
     }
 }

@@ -16,10 +16,10 @@
 //! becomes known, or more than [`MAX_DEPTH`] iterations, or too much work) gets `--unroll`.
 
 use super::cfg::{Cfg, STerm};
+use super::partial::{constant, Partial};
 use super::program::{Program, Target, Term};
-use super::{Expr, Op, RegId};
-use crate::eval::{self, Domain};
-use crate::vocab::{BinOp, Builtin, UnOp};
+use super::{Expr, Op};
+use crate::eval;
 use std::collections::HashSet;
 
 /// Deepest unrolling the analysis may choose for a loop.
@@ -143,108 +143,7 @@ impl Analysis<'_> {
     }
 
     fn eval(&self, t: u32, regs: &Regs, e: &Expr) -> Option<u32> {
-        let mut d = Partial {
-            regs,
-            tid: t,
-            cfg: self.cfg,
-        };
-        eval::eval(&mut d, e)
-    }
-}
-
-/// Values that are known constants or unknown (`None`), with the concrete rules of `eval`.
-struct Partial<'a> {
-    regs: &'a [Option<u32>],
-    tid: u32,
-    cfg: &'a Cfg,
-}
-
-impl Domain for Partial<'_> {
-    type V = Option<u32>;
-    type B = Option<bool>;
-
-    fn lit(&mut self, x: u32) -> Option<u32> {
-        Some(x)
-    }
-    fn reg(&mut self, r: RegId) -> Option<u32> {
-        self.regs[r as usize]
-    }
-    fn builtin(&mut self, b: Builtin) -> Option<u32> {
-        Some(self.cfg.layout.builtin(b, self.tid))
-    }
-    fn konst(&mut self, b: bool) -> Option<bool> {
-        Some(b)
-    }
-    fn binop(&mut self, op: BinOp, a: &Option<u32>, b: &Option<u32>) -> Option<u32> {
-        match (op, a, b) {
-            // Known results whatever the unknown side is.
-            (BinOp::BitAnd | BinOp::Mul, Some(0), _) | (BinOp::BitAnd | BinOp::Mul, _, Some(0)) => {
-                Some(0)
-            }
-            _ => eval::concrete_binop(op, (*a)?, (*b)?),
-        }
-    }
-    fn unop(&mut self, op: UnOp, a: &Option<u32>) -> Option<u32> {
-        a.map(|a| eval::concrete_unop(op, a))
-    }
-    fn nonzero(&mut self, a: &Option<u32>) -> Option<bool> {
-        a.map(|a| a != 0)
-    }
-    fn eq(&mut self, a: &Option<u32>, b: &Option<u32>) -> Option<bool> {
-        Some((*a)? == (*b)?)
-    }
-    fn ule(&mut self, a: &Option<u32>, b: &Option<u32>) -> Option<bool> {
-        Some((*a)? <= (*b)?)
-    }
-    fn and(&mut self, a: &Option<bool>, b: &Option<bool>) -> Option<bool> {
-        match (a, b) {
-            (Some(false), _) | (_, Some(false)) => Some(false),
-            (Some(true), Some(true)) => Some(true),
-            _ => None,
-        }
-    }
-    fn or(&mut self, a: &Option<bool>, b: &Option<bool>) -> Option<bool> {
-        match (a, b) {
-            (Some(true), _) | (_, Some(true)) => Some(true),
-            (Some(false), Some(false)) => Some(false),
-            _ => None,
-        }
-    }
-    fn not(&mut self, a: &Option<bool>) -> Option<bool> {
-        a.map(|a| !a)
-    }
-    fn ite(&mut self, c: &Option<bool>, t: &Option<u32>, e: &Option<u32>) -> Option<u32> {
-        match c {
-            Some(true) => *t,
-            Some(false) => *e,
-            None if t == e => *t,
-            None => None,
-        }
-    }
-    fn bool_to_val(&mut self, b: &Option<bool>) -> Option<u32> {
-        b.map(|b| b as u32)
-    }
-    fn guarded(
-        &mut self,
-        c: &Option<bool>,
-        t: &mut dyn FnMut(&mut Self) -> Option<u32>,
-        e: &mut dyn FnMut(&mut Self) -> Option<u32>,
-    ) -> Option<u32> {
-        match c {
-            Some(true) => t(self),
-            Some(false) => e(self),
-            None => {
-                let (a, b) = (t(self), e(self));
-                if a == b {
-                    a
-                } else {
-                    None
-                }
-            }
-        }
-    }
-    fn unspecified(&mut self) -> Option<u32> {
-        None
+        constant(self.cfg, regs, Some(t), e)
     }
 }
 
@@ -330,7 +229,11 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
                     for &t in &threads {
                         match &live[t as usize] {
                             Some((on, regs)) => {
-                                let mut d = Partial { regs, tid: t, cfg };
+                                let mut d = Partial {
+                                    regs,
+                                    tid: Some(t),
+                                    cfg,
+                                };
                                 members.push(*on);
                                 argv.push(args.iter().map(|a| eval::eval(&mut d, a)).collect());
                             }
@@ -347,7 +250,7 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
                         let regs: Regs = Vec::new();
                         let mut d = Partial {
                             regs: &regs,
-                            tid: t,
+                            tid: Some(t),
                             cfg,
                         };
                         let inp = eval::SgInputs::<Partial> {
@@ -366,7 +269,7 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
                 let Some((_, regs)) = l else { continue };
                 let mut d = Partial {
                     regs,
-                    tid: t as u32,
+                    tid: Some(t as u32),
                     cfg,
                 };
                 match &ins.op {
@@ -405,7 +308,7 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
                 Term::Branch { cond, .. } => {
                     let mut d = Partial {
                         regs: &regs,
-                        tid: t as u32,
+                        tid: Some(t as u32),
                         cfg,
                     };
                     let c = eval::eval(&mut d, cond).map(|v| v != 0);

@@ -64,20 +64,45 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
             }
         }
     }
+    // Registers the loop assigns: an expression over the others has one value throughout.
+    let mut varies = vec![false; cfg.regs.len()];
+    for blk in cfg.blocks.iter().filter(|b| b.loops.contains(&l)) {
+        for ins in &blk.instrs {
+            if let Some(r) = ins.op.writes() {
+                varies[r as usize] = true;
+            }
+        }
+    }
+    let invariant = |e: &Expr| {
+        let mut regs = Vec::new();
+        e.regs(&mut regs);
+        regs.iter().all(|&r| !varies[r as usize])
+    };
+    // Undefined in one iteration and defined in another: never for a total expression, nor
+    // for one the loop does not change (each iteration evaluates it to the same value).
+    let settled = |e: &Expr| total(e) || invariant(e);
+    let in_bounds = |loc: &super::Loc| match loc.index {
+        Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
+        _ => invariant(&loc.index),
+    };
     let mut assigned = Vec::new();
+    let mut swaps = Vec::new();
     for (b, blk) in cfg.blocks.iter().enumerate() {
         if !going_round[b] {
             continue;
         }
-        for ins in &blk.instrs {
+        for (k, ins) in blk.instrs.iter().enumerate() {
             let safe = match &ins.op {
-                Op::Local { value, .. } => total(value),
-                Op::Load { loc, .. } => match loc.index {
-                    Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
-                    _ => false,
-                },
+                Op::Local { value, .. } => settled(value),
+                Op::Load { loc, .. } => in_bounds(loc),
+                // A compare-exchange that fails only reads; it is idle when an iteration that
+                // goes round must have seen its compare fail.
+                Op::Atomic { op, loc, args, .. } if op.may_only_read() => {
+                    swaps.push((b, k));
+                    in_bounds(loc) && args.iter().all(settled)
+                }
                 // A fence orders; it changes nothing a later step reads.
-                Op::Fence { id } => id.as_ref().is_none_or(total),
+                Op::Fence { id } => id.as_ref().is_none_or(settled),
                 _ => false,
             };
             if !safe {
@@ -86,7 +111,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
             assigned.extend(ins.op.writes());
         }
         if let STerm::Branch { cond, .. } = &blk.term {
-            if !total(cond) {
+            if !settled(cond) {
                 return None;
             }
         }
@@ -104,8 +129,64 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
         starts.push(first);
     }
     (starts.iter())
-        .position(|&p| assigned.iter().all(|&r| !live[p][r as usize]))
+        .position(|&p| {
+            assigned.iter().all(|&r| !live[p][r as usize])
+                && swaps
+                    .iter()
+                    .all(|&(b, k)| fails_going_round(cfg, l, b, k, p))
+        })
         .map(|k| k as u32)
+}
+
+/// Does the compare-exchange at instruction `k` of block `b` fail in every iteration of loop
+/// `l` that goes round from `start`? It does when its compare is a constant `c` and, with its
+/// result `r == c` (the compare succeeded), the branches that follow leave the loop before
+/// `start` comes again (`do { r = atomicCompSwap(lock, 0, 1); } while (r != 0);`, clspv's
+/// spin lock; `while (r != 0) { r = atomicCompSwap(lock, 0, 1); }` from the body's entry).
+fn fails_going_round(cfg: &Cfg, l: LoopId, b: SBlockId, k: usize, start: SBlockId) -> bool {
+    let Op::Atomic {
+        dst: Some(r), args, ..
+    } = &cfg.blocks[b].instrs[k].op
+    else {
+        return false;
+    };
+    let mut regs = vec![None; cfg.regs.len()];
+    let Some(c) = super::partial::constant(cfg, &regs, None, &args[0]) else {
+        return false;
+    };
+    regs[*r as usize] = Some(c);
+    let (mut at, mut from) = (b, k + 1);
+    for _ in 0..=cfg.blocks.len() {
+        let blk = &cfg.blocks[at];
+        for ins in &blk.instrs[from..] {
+            let Some(w) = ins.op.writes() else { continue };
+            regs[w as usize] = match &ins.op {
+                Op::Local { value, .. } => super::partial::constant(cfg, &regs, None, value),
+                _ => None,
+            };
+        }
+        at = match &blk.term {
+            STerm::Branch {
+                cond,
+                then_to,
+                else_to,
+            } => match super::partial::constant(cfg, &regs, None, cond) {
+                Some(v) if v != 0 => *then_to,
+                Some(_) => *else_to,
+                None => return false,
+            },
+            STerm::Jump(to) => *to,
+            STerm::Return => return true,
+        };
+        if !cfg.blocks[at].loops.contains(&l) {
+            return true;
+        }
+        if at == start {
+            return false;
+        }
+        from = 0;
+    }
+    false
 }
 
 /// Can evaluating `e` never be undefined in one iteration and defined in another? A
@@ -208,6 +289,17 @@ mod tests {
         // Reading an element at a constant index is as good.
         let elem = "r = y[1]; while (r != 1) { r = y[1]; }";
         assert_eq!(idle(elem, "x == 1"), [Some(1)]);
+        // Or at an index the loop does not change (one value in every iteration).
+        let inv = "k = x; r = y[k]; while (r != 1) { r = y[k]; }";
+        assert_eq!(idle(inv, "x == 1"), [Some(1)]);
+        let inv_obs = "r = 0; s = y[r]; while (s == 0) { s = y[r]; }";
+        assert_eq!(idle(inv_obs, "0:r == 0 || x == 1"), [Some(1)]);
+        // A compare-exchange spin lock: going round means the compare failed, and a failing
+        // compare-exchange only reads.
+        let cas = "r = atomicCompSwap(x, 0, 1); while (r != 0) { r = atomicCompSwap(x, 0, 1); }";
+        assert_eq!(idle(cas, "x == 1"), [Some(1)]);
+        let cas_brk = "while (1) { r = atomicCompSwap(x, 0, 1); t = r == 0; if (t) { break; } }";
+        assert_eq!(idle(cas_brk, "x == 1"), [Some(0)]);
     }
 
     #[test]
@@ -225,7 +317,12 @@ mod tests {
             "r = 0; s = x; while (s == 0) { t = y[1]; if (t == 1) { r = y[0]; } s = x; }",
             // Undefined behaviour may wait past the bound: a division, an index read.
             "r = x; while (r == 0) { r = x; s = 4 / r; }",
-            "r = 0; s = y[r]; while (s == 0) { s = y[r]; }",
+            // An index the loop changes.
+            "r = 0; k = 0; s = y[k]; while (s == 0) { k = x; s = y[k]; }",
+            // A compare-exchange that may succeed and still go round; one that writes back
+            // when it fails (PTX's `atom.cas`).
+            "while (1) { r = atomicCompSwap(x, 0, 1); if (r == 1) { break; } }",
+            "r = 1; while (r != 0) { r = atomicCompSwapWriteBack(x, 0, 1); }",
         ];
         for k in not {
             assert_eq!(idle(k, "0:r == 0 || x == 1"), [None], "{k}");

@@ -36,10 +36,12 @@ pub enum What {
         cell: u32,
         value: u32,
     },
+    /// `new` is `None` when a compare-exchange failed: a read alone, though still in `RMW`
+    /// (as Dartagnan tags it), with no `rmw` pair.
     Rmw {
         cell: u32,
         old: u32,
-        new: u32,
+        new: Option<u32>,
     },
     /// A fence, with its id when it has one (`Op::Fence`).
     Fence {
@@ -196,8 +198,10 @@ fn judge_by(
                 }
                 What::Rmw { cell, old, new } => {
                     let r = push(Some(cell), old, true, false);
-                    let w = push(Some(cell), new, false, true);
-                    rmw.push((r, w));
+                    if let Some(new) = new {
+                        let w = push(Some(cell), new, false, true);
+                        rmw.push((r, w));
+                    }
                 }
                 What::Fence { .. } | What::Barrier | What::QuorumBarrier { .. } | What::SgOp => {
                     push(None, 0, false, false);

@@ -272,8 +272,9 @@ pub struct Analysis {
     /// (a shader's `--expect`: the words that differ), e.g. `ballots[17] = 0x3 (expected 0x1)`.
     pub witness_differs: Vec<String>,
     pub undefined_behaviour: Vec<UbReport>,
-    /// Kinds of undefined behaviour the engine could not decide, each with why (Z3: the value
-    /// set or the budget ran out); they are not in `undefined_behaviour`.
+    /// Kinds of undefined behaviour (a memory model's flags included) the engine could not
+    /// decide, each with why (Z3: the value set or the budget ran out); they are not in
+    /// `undefined_behaviour`.
     pub undefined_behaviour_undecided: Vec<String>,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,

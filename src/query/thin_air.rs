@@ -272,9 +272,13 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
             }
             for e in &s.effects {
                 match e {
-                    Effect::Write { thread, cell, .. } | Effect::Rmw { thread, cell, .. }
-                        if *thread == t =>
-                    {
+                    Effect::Write { thread, cell, .. }
+                    | Effect::Rmw {
+                        thread,
+                        cell,
+                        new: Some(_),
+                        ..
+                    } if *thread == t => {
                         last_write.insert(*cell, i);
                     }
                     _ => {}

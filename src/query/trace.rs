@@ -107,8 +107,17 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                         thread,
                         cell,
                         old,
-                        new,
+                        new: Some(new),
                     } => format!("{} : {old} -> {new} (by {thread})", prog.cell_name(*cell)),
+                    Effect::Rmw {
+                        thread,
+                        cell,
+                        old,
+                        new: None,
+                    } => format!(
+                        "{} : {old}, compare fails (by {thread})",
+                        prog.cell_name(*cell)
+                    ),
                     Effect::Goto { thread, target } => match target {
                         Target::Block(t) => {
                             format!("{thread} -> {}", prog.blocks[*t as usize].name())
@@ -147,8 +156,17 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                             value,
                         } => access(thread, cell, false, true, value),
                         Effect::Rmw {
-                            thread, cell, new, ..
+                            thread,
+                            cell,
+                            new: Some(new),
+                            ..
                         } => access(thread, cell, true, true, new),
+                        Effect::Rmw {
+                            thread,
+                            cell,
+                            old,
+                            new: None,
+                        } => access(thread, cell, true, false, old),
                         _ => None,
                     }
                 })

@@ -178,9 +178,14 @@ pub(super) fn from_smt(
         match answer {
             Answer::Yes(steps) => flags.push((name, steps)),
             Answer::No => {}
-            Answer::Unknown(r) => partial.push(format!(
-                "could not decide the memory model's flag `{name}` ({r})"
-            )),
+            // A flag is undefined behaviour the model names (`data-race`): undecided, it is
+            // said so as undecided undefined behaviour is.
+            Answer::Unknown(r) => {
+                let why = format!("could not decide the memory model's flag `{name}` ({r})");
+                a.undefined_behaviour_undecided.push(why.clone());
+                a.notes.push(why.clone());
+                partial.push(why);
+            }
         }
     }
     let mut ub = Vec::new();
@@ -362,7 +367,11 @@ fn witness_differs(prog: &Program, steps: &[Step]) -> Vec<String> {
         for e in &st.effects {
             match e {
                 Effect::Write { cell, value, .. } => mem[*cell as usize] = *value,
-                Effect::Rmw { cell, new, .. } => mem[*cell as usize] = *new,
+                Effect::Rmw {
+                    cell,
+                    new: Some(new),
+                    ..
+                } => mem[*cell as usize] = *new,
                 _ => {}
             }
         }

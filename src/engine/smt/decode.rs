@@ -140,7 +140,7 @@ impl<'p> Encoding<'p> {
                     thread: t,
                     cell,
                     old: value(r),
-                    new: value(w),
+                    new: model_bool(model, &e.stores).then(|| value(w)),
                 }),
                 (Some(r), None) => {
                     let reg = self.written.get(&(t, b, pos)).map_or(0, |w| w.0);

@@ -165,6 +165,11 @@ struct MemEv {
     ts: Time,
     read: Option<BV>,
     write: Option<BV>,
+    /// When the write happens, given the guard: false only for a compare-exchange whose
+    /// compare fails ([`crate::eval::atomic_stores`]). The memory model's events follow it;
+    /// SC reads-from keeps such a write (of the value the cell holds, in the same atomic
+    /// step), which no read can tell from its absence.
+    stores: Bool,
 }
 
 /// The encoded program.

@@ -234,18 +234,22 @@ impl<'p> Encoding<'p> {
                     self.ub.push((UbKind::OutOfBounds, oob));
                 }
                 let name = format!("mem_t{t}_b{b}_p{pos}");
-                let (read, write_v, dst) = match &ins.op {
+                let always = Bool::from_bool(true);
+                let (read, write_v, dst, stores) = match &ins.op {
                     // A global nobody writes reads its initial value (often a constant).
                     Op::Load { dst, .. } if self.read_only[loc.global as usize] => {
-                        (Some(init_value(g, &index)), None, Some(*dst))
+                        (Some(init_value(g, &index)), None, Some(*dst), always)
                     }
-                    Op::Load { dst, .. } => (Some(BV::new_const(name, 32)), None, Some(*dst)),
-                    Op::Store { .. } => (None, Some(vals[0].clone()), None),
+                    Op::Load { dst, .. } => {
+                        (Some(BV::new_const(name, 32)), None, Some(*dst), always)
+                    }
+                    Op::Store { .. } => (None, Some(vals[0].clone()), None, always),
                     Op::Atomic { dst, op, .. } => {
                         let old = BV::new_const(name, 32);
                         let mut d = Z3Dom::new(&l.regs, t, prog, &on, &mut self.ub);
                         let new = eval::atomic_new(&mut d, *op, &old, &vals);
-                        (Some(old), Some(new), *dst)
+                        let stores = eval::atomic_stores(&mut d, *op, &old, &vals);
+                        (Some(old), Some(new), *dst, stores)
                     }
                     _ => unreachable!(),
                 };
@@ -261,6 +265,7 @@ impl<'p> Encoding<'p> {
                     ts: ev_ts,
                     read: read.clone(),
                     write: write_v,
+                    stores,
                 });
                 if let (Some(dst), Some(r)) = (dst, read) {
                     self.written.insert(key, (dst, r.clone()));

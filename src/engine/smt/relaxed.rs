@@ -248,6 +248,11 @@ impl<'p> Encoding<'p> {
                             let rmw = e.read.is_some() && e.write.is_some();
                             for (read, value) in [(true, &e.read), (false, &e.write)] {
                                 let Some(value) = value else { continue };
+                                let guard = if read {
+                                    e.guard.clone()
+                                } else {
+                                    and(&[&e.guard, &e.stores])
+                                };
                                 evs.push(CatEv {
                                     info: EventInfo {
                                         thread: Some(t),
@@ -259,7 +264,7 @@ impl<'p> Encoding<'p> {
                                         id: None,
                                         kind: EventKind::Access,
                                     },
-                                    guard: e.guard.clone(),
+                                    guard,
                                     global: Some(e.global),
                                     index: Some(e.index.clone()),
                                     cell: e.cell,
