@@ -7,10 +7,13 @@
 //! `{"file.spvasm", bound, PASS|FAIL|UNKNOWN}`); per file the row with the largest loop bound
 //! is the one compared (smaller bounds only show that Dartagnan needed more unrolling).
 //! `SpirvAssertionsTest` asks whether the `@Output` condition holds, which tangle answers
-//! (PASS is herd's Ok). `SpirvRacesTest` asks about data races and `SpirvLivenessTest` about
-//! termination: those questions are listed, not asked. Every `.spvasm` file of the suite is
-//! read; a file tangle refuses is listed with the reason. Nothing from the suite is bundled:
-//! point it at a checkout.
+//! (PASS is herd's Ok). `SpirvRacesTest` asks whether the memory model's flag (`vulkan.cat`'s
+//! data race) is raised by some execution: asked under `--memory-model`, where tangle answers
+//! FAIL when an execution raises a flag, PASS when none does and every run was covered (the
+//! outcome list is complete: no cut, budget or undecided flag), else unknown. Under SC there
+//! is no flag to ask about. `SpirvLivenessTest` (termination) is listed, not asked. Every
+//! `.spvasm` file of the suite is read; a file tangle refuses is listed with the reason.
+//! Nothing from the suite is bundled: point it at a checkout.
 
 use clap::Parser;
 use std::collections::BTreeMap;
@@ -51,6 +54,45 @@ struct Expected {
     assertion: Option<(u32, String)>,
     races: Option<String>,
     liveness: Option<String>,
+}
+
+/// Answers compared with Dartagnan's, for one kind of question.
+#[derive(Default)]
+struct Tally {
+    asked: u32,
+    agree: u32,
+    differ: u32,
+    /// tangle finds undefined behaviour other than a flag (the races question).
+    undefined: u32,
+    unknown: u32,
+    dart_unknown: u32,
+}
+
+/// Dartagnan's races question (`CAT_SPEC`): does some execution raise a flag of the model?
+/// FAIL when one does (its witness is in `undefined_behaviour`); PASS when every run was
+/// judged and none has undefined behaviour of any kind; "UB" when no flag is raised but
+/// another undefined behaviour is (an index out of bounds: the program means nothing, and
+/// Dartagnan, which does not bound arrays, reads it as a race); else unknown.
+fn races(a: &query::Analysis) -> Race {
+    use tangle::eval::UbKind;
+    let kinds: Vec<UbKind> = a.undefined_behaviour.iter().map(|u| u.kind).collect();
+    if kinds.contains(&UbKind::MemoryModelFlag) {
+        Race::Answer(false)
+    } else if let Some(u) = a.undefined_behaviour.first() {
+        Race::Undefined(u.description.clone())
+    } else if a.undefined_behaviour_complete {
+        Race::Answer(true)
+    } else {
+        Race::Unknown
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Race {
+    /// Race-free (PASS) or not (FAIL).
+    Answer(bool),
+    Undefined(String),
+    Unknown,
 }
 
 fn rows(java: &str) -> Vec<(String, u32, String)> {
@@ -157,9 +199,8 @@ fn main() {
         "| file | read | Dartagnan (bound) | tangle explorer | tangle Z3 | agreement |\n|---|---|---|---|---|---|\n",
     );
     let mut refused: BTreeMap<String, u32> = BTreeMap::new();
-    let (mut read, mut asked, mut agree, mut differ, mut unknown, mut engines_differ) =
-        (0, 0, 0, 0, 0, 0);
-    let mut dart_unknown = 0;
+    let (mut read, mut engines_differ) = (0, 0);
+    let (mut assertions, mut race_tally) = (Tally::default(), Tally::default());
     let mut not_asked = 0;
     let mut times = vec![0.0f64; engines.len()];
     for f in &files {
@@ -197,7 +238,15 @@ fn main() {
                 continue;
             }
         };
-        let Some((bound, want)) = exp.assertion.clone() else {
+        // The questions Dartagnan asks of this file that tangle can ask: (kind, bound, want).
+        let mut questions: Vec<(&str, Option<u32>, String)> = Vec::new();
+        if let Some((bound, want)) = exp.assertion.clone() {
+            questions.push(("assertion", Some(bound), want));
+        }
+        if let (Some(want), true) = (exp.races.clone(), memory.is_some()) {
+            questions.push(("races", None, want));
+        }
+        if questions.is_empty() {
             not_asked += 1;
             let what = exp
                 .races
@@ -207,9 +256,9 @@ fn main() {
                 .unwrap_or_else(|| "no expected result".into());
             table.push_str(&format!("| {rel} | yes | {what} | | | not asked |\n"));
             continue;
-        };
-        asked += 1;
-        let mut got = Vec::new();
+        }
+        // Per engine: the assertion's answer (PASS is `Some(true)`) and the races answer.
+        let mut got: Vec<(Option<bool>, Race)> = Vec::new();
         for (k, &engine) in engines.iter().enumerate() {
             // Only the verdict is compared: outcomes are not listed, as `tangle check` does.
             let mut opts = Options::default()
@@ -220,52 +269,79 @@ fn main() {
             let start = Instant::now();
             let a = query::analyse(&test, &model, &opts);
             times[k] += start.elapsed().as_secs_f64();
-            got.push(a.ok().and_then(|a| a.condition_holds));
+            got.push(match a {
+                Ok(a) => (a.condition_holds, races(&a)),
+                Err(_) => (None, Race::Unknown),
+            });
         }
-        let show = |g: &Option<bool>| match g {
-            Some(true) => "PASS".to_string(),
-            Some(false) => "FAIL".to_string(),
-            None => "unknown".to_string(),
-        };
-        if got.len() == 2 {
-            if let (Some(a), Some(b)) = (got[0], got[1]) {
+        for (kind, bound, want) in questions {
+            let answers: Vec<Race> = got
+                .iter()
+                .map(|g| match (kind, &g.0) {
+                    ("races", _) => g.1.clone(),
+                    (_, Some(h)) => Race::Answer(*h),
+                    (_, None) => Race::Unknown,
+                })
+                .collect();
+            let c = if kind == "races" {
+                &mut race_tally
+            } else {
+                &mut assertions
+            };
+            c.asked += 1;
+            if let [Race::Answer(a), Race::Answer(b)] = &answers[..] {
                 if a != b {
                     engines_differ += 1;
-                    println!("ENGINES DISAGREE on {rel}");
+                    println!("ENGINES DISAGREE on {rel} ({kind})");
                 }
             }
-        }
-        let decided = got.iter().find_map(|g| *g);
-        let mark = if want == "UNKNOWN" {
-            dart_unknown += 1;
-            "Dartagnan unknown"
-        } else {
-            match decided {
-                Some(h) if (h && want == "PASS") || (!h && want == "FAIL") => {
-                    agree += 1;
-                    "agree"
+            let decided = answers.iter().find(|r| **r != Race::Unknown);
+            let mark = if want == "UNKNOWN" {
+                c.dart_unknown += 1;
+                "Dartagnan unknown"
+            } else {
+                match decided {
+                    Some(Race::Answer(h)) if (*h && want == "PASS") || (!*h && want == "FAIL") => {
+                        c.agree += 1;
+                        "agree"
+                    }
+                    Some(Race::Answer(_)) => {
+                        c.differ += 1;
+                        "DIFFER"
+                    }
+                    Some(Race::Undefined(_)) => {
+                        c.undefined += 1;
+                        "tangle: undefined behaviour"
+                    }
+                    _ => {
+                        c.unknown += 1;
+                        "unknown"
+                    }
                 }
-                Some(_) => {
-                    differ += 1;
-                    "DIFFER"
-                }
-                None => {
-                    unknown += 1;
-                    "unknown"
-                }
+            };
+            let show = |r: &Race| match r {
+                Race::Answer(true) => "PASS".to_string(),
+                Race::Answer(false) => "FAIL".to_string(),
+                Race::Undefined(why) => format!("UB ({why})"),
+                Race::Unknown => "unknown".to_string(),
+            };
+            let cols: Vec<String> = answers.iter().map(show).collect();
+            let (ex, sm) = match engines.as_slice() {
+                [Engine::Explore, Engine::Smt] => (cols[0].clone(), cols[1].clone()),
+                [Engine::Smt] => (String::new(), cols[0].clone()),
+                _ => (cols[0].clone(), String::new()),
+            };
+            let dart = match (kind, bound) {
+                ("races", _) => format!("races {want}"),
+                (_, Some(b)) => format!("{want} ({b})"),
+                _ => want.clone(),
+            };
+            table.push_str(&format!(
+                "| {rel} | yes | {dart} | {ex} | {sm} | {mark} |\n"
+            ));
+            if !args.quiet || mark != "agree" {
+                println!("{rel}: Dartagnan {dart}, tangle {ex} / {sm}: {mark}");
             }
-        };
-        let cols: Vec<String> = got.iter().map(show).collect();
-        let (ex, sm) = match engines.as_slice() {
-            [Engine::Explore, Engine::Smt] => (cols[0].clone(), cols[1].clone()),
-            [Engine::Smt] => (String::new(), cols[0].clone()),
-            _ => (cols[0].clone(), String::new()),
-        };
-        table.push_str(&format!(
-            "| {rel} | yes | {want} ({bound}) | {ex} | {sm} | {mark} |\n"
-        ));
-        if !args.quiet || mark != "agree" {
-            println!("{rel}: Dartagnan {want} ({bound}), tangle {ex} / {sm}: {mark}");
         }
     }
     let setting = format!(
@@ -273,10 +349,21 @@ fn main() {
         args.model,
         args.memory_model.as_deref().unwrap_or("sc")
     );
+    let t = |c: &Tally| {
+        format!(
+            "{} agree, {} differ, {} undefined behaviour, {} unknown, {} Dartagnan-unknown",
+            c.agree, c.differ, c.undefined, c.unknown, c.dart_unknown
+        )
+    };
     println!(
-        "{} files: {read} read, {} refused; {asked} assertion tests asked under {setting}: {agree} agree, {differ} differ, {unknown} unknown, {dart_unknown} Dartagnan-unknown; {not_asked} read but not asked (races, liveness); engines disagree on {engines_differ}",
+        "{} files: {read} read, {} refused; under {setting}: {} assertion tests asked: {}; {} race tests asked: {}; {not_asked} read but not asked ({}liveness); engines disagree on {engines_differ}",
         files.len(),
         files.len() - read,
+        assertions.asked,
+        t(&assertions),
+        race_tally.asked,
+        t(&race_tally),
+        if memory.is_some() { "" } else { "races need --memory-model, " },
     );
     for (k, e) in engines.iter().enumerate() {
         println!("  {e}: total {:.1} s", times[k]);

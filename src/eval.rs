@@ -16,9 +16,18 @@ pub enum UbKind {
     BarrierDivergence,
     /// A consistent execution raises a `flag` of the memory model (`data-race`, ...).
     MemoryModelFlag,
+    /// A thread reached `unreachable;` (SPIR-V's `OpUnreachable`).
+    Unreachable,
 }
 
 impl UbKind {
+    /// What a program itself may meet (a memory model's flags aside).
+    pub const OF_PROGRAMS: [UbKind; 4] = [
+        UbKind::DivisionByZero,
+        UbKind::OutOfBounds,
+        UbKind::BarrierDivergence,
+        UbKind::Unreachable,
+    ];
     pub fn describe(self) -> &'static str {
         match self {
             UbKind::DivisionByZero => "division by zero",
@@ -27,6 +36,7 @@ impl UbKind {
                 "workgroup barrier not reached by every thread in the same block instance"
             }
             UbKind::MemoryModelFlag => "flagged by the memory model",
+            UbKind::Unreachable => "reached `unreachable`",
         }
     }
 }

@@ -118,6 +118,8 @@ impl Census {
             StmtKind::Break => "break",
             StmtKind::Continue => "continue",
             StmtKind::Return => "return",
+            // The generator writes none: every run that reached it would mean nothing.
+            StmtKind::Unreachable => "unreachable",
         };
         self.kinds.insert(kind);
     }

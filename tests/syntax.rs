@@ -285,6 +285,17 @@ fn sizes_default_to_threads() {
     assert_eq!(t.subgroup, 32);
 }
 
+/// `unreachable;` is a statement alone before `;`, and a name anywhere else.
+#[test]
+fn unreachable_is_a_statement_not_a_keyword() {
+    let body = body_of("unreachable = 1; if (unreachable == 1) { unreachable; }");
+    assert!(matches!(&body[0].kind, StmtKind::Assign { reg, .. } if reg == "unreachable"));
+    let StmtKind::If { then_body, .. } = &body[1].kind else {
+        panic!("{:?}", body[1]);
+    };
+    assert!(matches!(then_body[0].kind, StmtKind::Unreachable));
+}
+
 #[test]
 fn memory_statements() {
     let body = body_of(

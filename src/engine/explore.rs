@@ -1199,6 +1199,7 @@ impl<'p> Explorer<'p> {
             Pos::Instr(i) => {
                 let op = &b.instrs[i as usize].op;
                 match op {
+                    Op::Unreachable => return ub(step, UbKind::Unreachable),
                     Op::Local { dst, value } => match self.eval(&s, u, value, ch) {
                         Ok(v) => {
                             Self::write_reg(&mut s.threads[u], *dst, v);
@@ -1429,6 +1430,7 @@ impl<'p> Explorer<'p> {
                         }
                     }
                     Op::Local { .. } => {}
+                    Op::Unreachable => return ub(step, UbKind::Unreachable),
                 }
                 members.iter().for_each(|&m| s.threads[m].pc += 1);
             }

@@ -383,6 +383,12 @@ impl Lowerer {
                 self.end(cur, STerm::Return, span);
                 return None;
             }
+            // Undefined behaviour where it is reached; the thread ends there.
+            StmtKind::Unreachable => {
+                self.emit(cur, Op::Unreachable, span);
+                self.end(cur, STerm::Return, span);
+                return None;
+            }
         }
         Some(cur)
     }

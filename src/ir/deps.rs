@@ -121,7 +121,8 @@ pub fn analyse(prog: &Program) -> Deps {
                 Op::SubgroupBarrier
                 | Op::WorkgroupBarrier
                 | Op::QuorumBarrier { .. }
-                | Op::Fence { .. } => {}
+                | Op::Fence { .. }
+                | Op::Unreachable => {}
             }
         }
         let mut ctrl_out = ctrl;

@@ -68,12 +68,14 @@ pub enum Op {
     /// A memory barrier (kind memory): no access, only ordering for a memory model. With
     /// an `id`, fences that meet by a `#name` tag meet only when their ids are equal.
     Fence { id: Option<Expr> },
+    /// Reaching it is undefined behaviour (kind local); the thread ends there.
+    Unreachable,
 }
 
 impl Op {
     pub fn kind(&self) -> Kind {
         match self {
-            Op::Local { .. } => Kind::Local,
+            Op::Local { .. } | Op::Unreachable => Kind::Local,
             Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Fence { .. } => {
                 Kind::Memory
             }
@@ -98,7 +100,10 @@ impl Op {
             }
             Op::SgOp { args, .. } => args.iter().for_each(|a| a.regs(&mut out)),
             Op::Fence { id } => id.iter().for_each(|e| e.regs(&mut out)),
-            Op::SubgroupBarrier | Op::WorkgroupBarrier | Op::QuorumBarrier { .. } => {}
+            Op::SubgroupBarrier
+            | Op::WorkgroupBarrier
+            | Op::QuorumBarrier { .. }
+            | Op::Unreachable => {}
         }
         out
     }

@@ -645,7 +645,8 @@ fn own_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
         | StmtKind::Barrier(_)
         | StmtKind::Break
         | StmtKind::Continue
-        | StmtKind::Return => {}
+        | StmtKind::Return
+        | StmtKind::Unreachable => {}
     }
     out
 }

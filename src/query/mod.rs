@@ -276,6 +276,10 @@ pub struct Analysis {
     /// decide, each with why (Z3: the value set or the budget ran out); they are not in
     /// `undefined_behaviour`.
     pub undefined_behaviour_undecided: Vec<String>,
+    /// Every run was judged for undefined behaviour and the memory model's flags (no run cut
+    /// by the loop bound, the budget or the state limit; nothing undecided): with an empty
+    /// `undefined_behaviour`, the test has none (Dartagnan's races question answered PASS).
+    pub undefined_behaviour_complete: bool,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
     pub notes: Vec<String>,
@@ -620,6 +624,7 @@ fn blank_observing(
         witness_differs: Vec::new(),
         undefined_behaviour: Vec::new(),
         undefined_behaviour_undecided: Vec::new(),
+        undefined_behaviour_complete: false,
         bound_hit: None,
         notes: Vec::new(),
         memory: None,

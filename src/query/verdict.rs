@@ -80,6 +80,10 @@ pub(super) fn conclude(
         });
     }
     let proof = f.doubts.is_empty();
+    // Every run was judged for undefined behaviour (and flags): the doubts are what hides
+    // runs (a cut, a budget or state limit, an unspecified value tried on a few values); what
+    // Z3 left undecided is listed apart.
+    a.undefined_behaviour_complete = proof && a.undefined_behaviour_undecided.is_empty();
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
     a.outcomes_listed = f.outcomes.is_some();
     a.outcomes = f

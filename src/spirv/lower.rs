@@ -1372,8 +1372,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     out.extend(self.ret_stmts(ctx, term)?);
                     return Ok(out);
                 }
-                (Op::Kill | Op::TerminateInvocation | Op::Unreachable, _) => {
+                (Op::Kill | Op::TerminateInvocation, _) => {
                     out.push(self.stmt(StmtKind::Return, self.sp(term)));
+                    return Ok(out);
+                }
+                // Reaching it is undefined behaviour (the SPIR-V specification).
+                (Op::Unreachable, _) => {
+                    out.push(self.stmt(StmtKind::Unreachable, self.sp(term)));
                     return Ok(out);
                 }
                 (op, _) => return err(term, format!("the terminator {op:?} is not supported")),

@@ -154,6 +154,8 @@ pub enum StmtKind {
     Break,
     Continue,
     Return,
+    /// `unreachable;`: reaching it is undefined behaviour (SPIR-V's `OpUnreachable`).
+    Unreachable,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

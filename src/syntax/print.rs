@@ -187,7 +187,11 @@ fn clear_stmt(s: &mut Stmt) {
             continuing.iter_mut().for_each(clear_stmt);
         }
         StmtKind::Fence { id } => id.iter_mut().for_each(clear_expr),
-        StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue | StmtKind::Return => {}
+        StmtKind::Barrier(_)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Return
+        | StmtKind::Unreachable => {}
     }
 }
 
@@ -285,6 +289,7 @@ fn stmt(s: &mut String, st: &Stmt, depth: usize) {
         StmtKind::Break => s.push_str("break;\n"),
         StmtKind::Continue => s.push_str("continue;\n"),
         StmtKind::Return => s.push_str("return;\n"),
+        StmtKind::Unreachable => s.push_str("unreachable;\n"),
         StmtKind::Barrier(scope) => {
             let mut words = tag_words(&st.tags);
             s.push_str(match scope {

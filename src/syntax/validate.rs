@@ -195,7 +195,7 @@ fn too_deep_stmt(s: &Stmt, depth: u32) -> Option<Span> {
         }
         StmtKind::Fence { id } => id.as_ref().and_then(expr),
         StmtKind::Barrier(_) | StmtKind::Break | StmtKind::Continue => None,
-        StmtKind::Return => None,
+        StmtKind::Return | StmtKind::Unreachable => None,
     }
 }
 

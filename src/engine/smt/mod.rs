@@ -443,11 +443,7 @@ impl<'p> Encoding<'p> {
         enc.assert(&implies(&enc.a_noub, &not(&ub_any)));
         enc.assert(&implies(&enc.a_nocut, &not(&enc.cut_any)));
         enc.assert(&implies(&enc.a_cut, &enc.cut_doubt));
-        for k in [
-            UbKind::DivisionByZero,
-            UbKind::OutOfBounds,
-            UbKind::BarrierDivergence,
-        ] {
+        for k in UbKind::OF_PROGRAMS {
             let conds: Vec<Bool> = enc
                 .ub
                 .iter()

@@ -277,6 +277,7 @@ impl<'p> Encoding<'p> {
                 let v = eval::eval(&mut d, e);
                 self.fence_ids.insert(key, v);
             }
+            Op::Unreachable => self.ub.push((UbKind::Unreachable, on)),
             Op::SubgroupBarrier
             | Op::WorkgroupBarrier
             | Op::QuorumBarrier { .. }

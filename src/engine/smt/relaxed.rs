@@ -246,12 +246,20 @@ impl<'p> Encoding<'p> {
                             let Some(k) = found else { continue };
                             let e = &self.mem[k];
                             let rmw = e.read.is_some() && e.write.is_some();
+                            // An access out of bounds is undefined behaviour, where the run
+                            // ends (as in the explorer): it is no event, so it needs no write
+                            // to read from.
+                            let len = bv(prog.globals[e.global as usize].len);
+                            let in_bounds = match e.cell {
+                                Some(_) => konst(true),
+                                None => super::terms::ult(&e.index, &len),
+                            };
                             for (read, value) in [(true, &e.read), (false, &e.write)] {
                                 let Some(value) = value else { continue };
                                 let guard = if read {
-                                    e.guard.clone()
+                                    and(&[&e.guard, &in_bounds])
                                 } else {
-                                    and(&[&e.guard, &e.stores])
+                                    and(&[&e.guard, &in_bounds, &e.stores])
                                 };
                                 evs.push(CatEv {
                                     info: EventInfo {
@@ -299,7 +307,7 @@ impl<'p> Encoding<'p> {
                                 and(&[&inb, &self.classes_where(Kind::Sgop, TimingRule::one_step)]);
                             evs.push(plain(EventKind::SgOp, g))
                         }
-                        Op::Local { .. } => {}
+                        Op::Local { .. } | Op::Unreachable => {}
                     }
                 }
             }

@@ -221,6 +221,12 @@ impl Parser<'_> {
             Some("for") => self.for_stmt(),
             Some("loop") => self.loop_stmt(),
             Some(word @ ("break" | "continue" | "return")) => self.jump_stmt(word),
+            // Not a keyword: `unreachable` is a name anywhere but alone before `;`.
+            Some("unreachable") if self.peek_at(1).tok == Tok::Punct(Punct::Semi) => {
+                self.bump();
+                self.bump();
+                Ok(StmtKind::Unreachable)
+            }
             Some("else") => Err(self.fail(start, "`else` without a matching `if`")),
             Some(name @ ("subgroupBarrier" | "barrier")) if call => self.barrier_stmt(name),
             Some("fence") if call => self.fence_stmt(),
