@@ -46,19 +46,8 @@ fn explorer_and_smt_agree_on_every_suite_file() {
             }
             if both_complete {
                 compared += 1;
-                // The undefined behaviour each finds, by kind (both judged every run). Barrier
-                // divergence aside: under the lockstep models a thread that diverged from a
-                // barrier may wait for it at its reconvergence point, which the explorer
-                // reports as a deadlock and Z3 as divergence (docs/decisions.md, "Engines").
-                let kinds = |x: &query::Analysis| {
-                    let mut k: Vec<String> = (x.undefined_behaviour.iter())
-                        .filter(|u| u.kind != tangle::eval::UbKind::BarrierDivergence)
-                        .map(|u| u.description.clone())
-                        .collect();
-                    k.sort();
-                    k.dedup();
-                    k
-                };
+                // The undefined behaviour each finds, by kind (both judged every run).
+                let kinds = query::crosscheck::compared_undefined_behaviour;
                 if kinds(a) != kinds(b) {
                     disagreements.push(format!(
                         "{} {}: undefined behaviour differs: explorer {:?} vs smt {:?}",

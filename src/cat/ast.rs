@@ -12,6 +12,17 @@ pub struct Model {
     pub stmts: Vec<Stmt>,
 }
 
+impl Model {
+    /// Does the model (an included file's checks too) raise flags?
+    pub fn has_flags(&self) -> bool {
+        self.stmts.iter().any(|s| match s {
+            Stmt::Check(c) => c.flag,
+            Stmt::Include(m) => m.has_flags(),
+            Stmt::Let(_) | Stmt::LetRec(_) => false,
+        })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `let a = e and b = e` (non-recursive: each body sees the names bound before).

@@ -1,8 +1,9 @@
 //! Idle loops: loops whose iterations that go round again change nothing a later step can see.
 //!
 //! An iteration of loop `l` that goes round (from a point of the loop back to that point,
-//! never leaving) is *idle* when it writes no memory, meets no barrier or subgroup op (a
-//! fence is allowed: it orders, and changes nothing), cannot meet undefined behaviour, and
+//! never leaving) is *idle* when it writes no memory (a compare-exchange that must have
+//! failed only reads), meets no barrier or subgroup op (a fence is allowed: it orders, and
+//! changes nothing), cannot meet undefined behaviour unless every iteration would, and
 //! assigns only registers that are dead at that point (every path from it assigns them
 //! again before reading them, the final condition included). A loop is idle when every such iteration is, for the header or the body's
 //! entry as the point (a spin loop: `while (flag == 0) {}`, `r = x; while (r != 1) { r = x;
@@ -81,7 +82,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
     // Undefined in one iteration and defined in another: never for a total expression, nor
     // for one the loop does not change (each iteration evaluates it to the same value).
     let settled = |e: &Expr| total(e) || invariant(e);
-    let in_bounds = |loc: &super::Loc| match loc.index {
+    let index_settled = |loc: &super::Loc| match loc.index {
         Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
         _ => invariant(&loc.index),
     };
@@ -94,12 +95,12 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
         for (k, ins) in blk.instrs.iter().enumerate() {
             let safe = match &ins.op {
                 Op::Local { value, .. } => settled(value),
-                Op::Load { loc, .. } => in_bounds(loc),
+                Op::Load { loc, .. } => index_settled(loc),
                 // A compare-exchange that fails only reads; it is idle when an iteration that
                 // goes round must have seen its compare fail.
                 Op::Atomic { op, loc, args, .. } if op.may_only_read() => {
                     swaps.push((b, k));
-                    in_bounds(loc) && args.iter().all(settled)
+                    index_settled(loc) && args.iter().all(settled)
                 }
                 // A fence orders; it changes nothing a later step reads.
                 Op::Fence { id } => id.as_ref().is_none_or(settled),
@@ -323,6 +324,8 @@ mod tests {
             // when it fails (PTX's `atom.cas`).
             "while (1) { r = atomicCompSwap(x, 0, 1); if (r == 1) { break; } }",
             "r = 1; while (r != 0) { r = atomicCompSwapWriteBack(x, 0, 1); }",
+            // The result overwritten before the branch: a success may go round.
+            "while (1) { r = atomicCompSwap(x, 0, 1); r = y[0]; if (r == 0) { break; } }",
         ];
         for k in not {
             assert_eq!(idle(k, "0:r == 0 || x == 1"), [None], "{k}");

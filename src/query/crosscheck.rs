@@ -20,6 +20,19 @@ pub struct CrossCheck {
     pub disagreements: Vec<String>,
 }
 
+/// The undefined behaviour an analysis found, the model's flags included, by kind and sorted:
+/// what both engines must agree on wherever both judged every run. Barrier divergence aside,
+/// which the engines may report differently (docs/decisions.md, "Engines").
+pub fn compared_undefined_behaviour(a: &super::Analysis) -> Vec<String> {
+    let mut v: Vec<String> = (a.undefined_behaviour.iter())
+        .filter(|u| u.kind != crate::eval::UbKind::BarrierDivergence)
+        .map(|u| u.description.clone())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// Runs both engines on `test` under every built-in model the explorer runs and compares, with
 /// loop bound `unroll` (an execution cut by it makes both sets incomplete: skipped, not hidden).
 pub fn crosscheck(
@@ -112,18 +125,7 @@ pub fn crosscheck_memory(
                 reasons(b)
             ));
         }
-        // The undefined behaviour each finds, the model's flags included, by kind; barrier
-        // divergence aside, which the engines may report differently (docs/decisions.md,
-        // "Engines").
-        let flags = |x: &super::Analysis| -> Vec<String> {
-            let mut v: Vec<String> = (x.undefined_behaviour.iter())
-                .filter(|u| u.kind != crate::eval::UbKind::BarrierDivergence)
-                .map(|u| u.description.clone())
-                .collect();
-            v.sort();
-            v.dedup();
-            v
-        };
+        let flags = compared_undefined_behaviour;
         if flags(a) != flags(b) {
             r.disagreements.push(format!(
                 "{} under {}: undefined behaviour differs: explorer {:?}, smt {:?}",

@@ -277,8 +277,10 @@ pub struct Analysis {
     /// `undefined_behaviour`.
     pub undefined_behaviour_undecided: Vec<String>,
     /// Every run was judged for undefined behaviour and the memory model's flags (no run cut
-    /// by the loop bound, the budget or the state limit; nothing undecided): with an empty
-    /// `undefined_behaviour`, the test has none (Dartagnan's races question answered PASS).
+    /// by the loop bound, the budget or the state limit; nothing undecided; under a model with
+    /// flags, no idle loop cut either, since a removed iteration may race; no deadlocked run
+    /// the explorer saw): with an empty `undefined_behaviour`, the test has none (Dartagnan's
+    /// races question answered PASS).
     pub undefined_behaviour_complete: bool,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,

@@ -83,7 +83,13 @@ pub(super) fn conclude(
     // Every run was judged for undefined behaviour (and flags): the doubts are what hides
     // runs (a cut, a budget or state limit, an unspecified value tried on a few values); what
     // Z3 left undecided is listed apart.
-    a.undefined_behaviour_complete = proof && a.undefined_behaviour_undecided.is_empty();
+    // A run cut in an idle loop is dropped with no doubt (its outcome and any undefined
+    // behaviour that ends it are found within the bound), but a flag raised in an iteration
+    // that went round is not: a read of a removed iteration may race.
+    let flags_in_idle_loops =
+        prog.has_idle_cuts() && opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
+    a.undefined_behaviour_complete =
+        proof && a.undefined_behaviour_undecided.is_empty() && !flags_in_idle_loops;
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
     a.outcomes_listed = f.outcomes.is_some();
     a.outcomes = f
@@ -313,6 +319,10 @@ pub(super) fn from_exploration(
         states: ex.states,
     };
     conclude(a, test, prog, findings, opts);
+    // A deadlocked run never finishes, so the memory model never judged its flags.
+    if ex.stuck.is_some() && opts.memory.is_some() {
+        a.undefined_behaviour_complete = false;
+    }
     if let (Verdict::Forbidden, Some(m)) = (&a.verdict, &mut a.memory) {
         m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
     }
