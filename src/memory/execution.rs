@@ -314,10 +314,16 @@ fn judge_by(
         out.too_many = true;
         return Ok(out);
     }
-    let orders: Vec<Vec<CoOrder>> = writes
-        .values()
-        .map(|(init, ws)| coherence_orders(*init, ws, partial))
-        .collect();
+    let mut orders: Vec<Vec<CoOrder>> = Vec::new();
+    for (init, ws) in writes.values() {
+        match coherence_orders(*init, ws, partial, budget) {
+            Ok(o) => orders.push(o),
+            Err(e) => {
+                out.exhausted = Some(e);
+                return Ok(out);
+            }
+        }
+    }
     let mut rf_pick = vec![0usize; reads.len()];
     loop {
         let rf = Matrix::from_pairs(
@@ -418,12 +424,22 @@ fn orders_count(k: usize, partial: bool) -> u64 {
 
 /// The coherence orders of one cell: the initial write `init` first, then every total order
 /// of `ws`, or every strict partial order of them when `partial`.
-fn coherence_orders(init: usize, ws: &[usize], partial: bool) -> Vec<CoOrder> {
+///
+/// Building them takes 2^k tries per order of k writes: nine writes of one cell (362,880
+/// orders, under the cap on candidates) took minutes and gigabytes, so the budget is checked
+/// per order.
+fn coherence_orders(
+    init: usize,
+    ws: &[usize],
+    partial: bool,
+    budget: &crate::budget::Budget,
+) -> Result<Vec<CoOrder>, crate::budget::Exhausted> {
     // Each order as its "before" sets over indices into `ws`.
     let mut posets: Vec<Vec<Vec<bool>>> = vec![Vec::new()];
     for k in 0..ws.len() {
         let mut next = Vec::new();
         for p in &posets {
+            budget.check("building coherence orders")?;
             // Place element k: each earlier element goes below it, above it, or (partial
             // only) beside it; kept when the result is still transitive.
             let choices: u32 = if partial { 3 } else { 2 };
@@ -465,7 +481,7 @@ fn coherence_orders(init: usize, ws: &[usize], partial: bool) -> Vec<CoOrder> {
         }
         posets = next;
     }
-    posets
+    Ok(posets
         .into_iter()
         .map(|p| {
             let k = ws.len();
@@ -495,7 +511,7 @@ fn coherence_orders(init: usize, ws: &[usize], partial: bool) -> Vec<CoOrder> {
             }
             CoOrder { pairs, cover, last }
         })
-        .collect()
+        .collect())
 }
 
 /// A candidate's reads-from and coherence in words.
@@ -543,7 +559,8 @@ mod tests {
         for partial in [false, true] {
             for k in 0..=4 {
                 let ws: Vec<usize> = (1..=k).collect();
-                let orders = coherence_orders(0, &ws, partial);
+                let orders =
+                    coherence_orders(0, &ws, partial, &crate::budget::Budget::unlimited()).unwrap();
                 assert_eq!(
                     orders.len() as u64,
                     orders_count(k, partial),
