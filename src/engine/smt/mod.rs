@@ -170,6 +170,9 @@ struct MemEv {
     /// SC reads-from keeps such a write (of the value the cell holds, in the same atomic
     /// step), which no read can tell from its absence.
     stores: Bool,
+    /// The index is within the global: otherwise the access is undefined behaviour, where
+    /// the run ends, and no event for a memory model.
+    in_bounds: Bool,
 }
 
 /// The encoded program.

@@ -229,7 +229,9 @@ impl<'p> Encoding<'p> {
                 let index = eval::eval(&mut d, &loc.index);
                 let vals: Vec<BV> = vals.iter().map(|e| eval::eval(&mut d, e)).collect();
                 let g = &prog.globals[loc.global as usize];
-                let oob = and(&[&on, &super::terms::ule(&bv(g.len), &index)]);
+                // Out of bounds is undefined behaviour: the access itself never happens.
+                let in_bounds = super::terms::ult(&index, &bv(g.len));
+                let oob = and(&[&on, &not(&in_bounds)]);
                 if !is_false(&oob) {
                     self.ub.push((UbKind::OutOfBounds, oob));
                 }
@@ -266,6 +268,7 @@ impl<'p> Encoding<'p> {
                     read: read.clone(),
                     write: write_v,
                     stores,
+                    in_bounds,
                 });
                 if let (Some(dst), Some(r)) = (dst, read) {
                     self.written.insert(key, (dst, r.clone()));

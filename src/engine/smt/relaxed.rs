@@ -246,20 +246,15 @@ impl<'p> Encoding<'p> {
                             let Some(k) = found else { continue };
                             let e = &self.mem[k];
                             let rmw = e.read.is_some() && e.write.is_some();
-                            // An access out of bounds is undefined behaviour, where the run
-                            // ends (as in the explorer): it is no event, so it needs no write
-                            // to read from.
-                            let len = bv(prog.globals[e.global as usize].len);
-                            let in_bounds = match e.cell {
-                                Some(_) => konst(true),
-                                None => super::terms::ult(&e.index, &len),
-                            };
+                            // An access out of bounds is no event (as in the explorer), so it
+                            // needs no write to read from.
+                            let in_bounds = &e.in_bounds;
                             for (read, value) in [(true, &e.read), (false, &e.write)] {
                                 let Some(value) = value else { continue };
                                 let guard = if read {
-                                    and(&[&e.guard, &in_bounds])
+                                    and(&[&e.guard, in_bounds])
                                 } else {
-                                    and(&[&e.guard, &in_bounds, &e.stores])
+                                    and(&[&e.guard, in_bounds, &e.stores])
                                 };
                                 evs.push(CatEv {
                                     info: EventInfo {
