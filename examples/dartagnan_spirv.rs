@@ -52,7 +52,9 @@ struct Args {
 struct Expected {
     /// (bound, result) of SpirvAssertionsTest.
     assertion: Option<(u32, String)>,
-    races: Option<String>,
+    /// (with the filter, result) of SpirvRacesTest: `patterns/`'s rows say whether the
+    /// `@Filter` is read (`IGNORE_FILTER_SPECIFICATION` off) or not.
+    races: Vec<(bool, String)>,
     liveness: Option<String>,
 }
 
@@ -68,22 +70,13 @@ struct Tally {
     dart_unknown: u32,
 }
 
-/// Dartagnan's races question (`CAT_SPEC`): does some execution raise a flag of the model?
-/// FAIL when one does (its witness is in `undefined_behaviour`); PASS when every run was
-/// judged and none has undefined behaviour of any kind; "UB" when no flag is raised but
-/// another undefined behaviour is (an index out of bounds: the program means nothing, and
-/// Dartagnan, which does not bound arrays, reads it as a race); else unknown.
+/// Dartagnan's races question (`CAT_SPEC`), as [`query::FlagAnswer`] says it.
 fn races(a: &query::Analysis) -> Race {
-    use tangle::eval::UbKind;
-    let kinds: Vec<UbKind> = a.undefined_behaviour.iter().map(|u| u.kind).collect();
-    if kinds.contains(&UbKind::MemoryModelFlag) {
-        Race::Answer(false)
-    } else if let Some(u) = a.undefined_behaviour.first() {
-        Race::Undefined(u.description.clone())
-    } else if a.undefined_behaviour_complete {
-        Race::Answer(true)
-    } else {
-        Race::Unknown
+    match a.flags() {
+        query::FlagAnswer::Raised => Race::Answer(false),
+        query::FlagAnswer::Free => Race::Answer(true),
+        query::FlagAnswer::Undefined(why) => Race::Undefined(why),
+        query::FlagAnswer::Unknown => Race::Unknown,
     }
 }
 
@@ -95,7 +88,7 @@ enum Race {
     Unknown,
 }
 
-fn rows(java: &str) -> Vec<(String, u32, String)> {
+fn rows(java: &str) -> Vec<(String, u32, Option<bool>, String)> {
     // {"name.spvasm", 1, PASS}
     let mut out = Vec::new();
     for line in java.lines() {
@@ -118,8 +111,9 @@ fn rows(java: &str) -> Vec<(String, u32, String)> {
             .iter()
             .find_map(|p| p.parse::<u32>().ok())
             .unwrap_or(1);
+        let flag = parts.iter().find_map(|p| p.parse::<bool>().ok());
         if let Some(r) = result {
-            out.push((name.to_string(), bound, r));
+            out.push((name.to_string(), bound, flag, r));
         }
     }
     out
@@ -160,7 +154,7 @@ fn main() {
             continue;
         };
         let kind = j.file_name().unwrap().to_string_lossy().to_string();
-        for (name, bound, result) in rows(&text) {
+        for (name, bound, filter, result) in rows(&text) {
             let key = format!("{dir}{name}");
             let e = expected.entry(key).or_default();
             if kind.contains("Assertions") {
@@ -168,7 +162,7 @@ fn main() {
                     e.assertion = Some((bound, result));
                 }
             } else if kind.contains("Races") {
-                e.races = Some(result);
+                e.races.push((filter.unwrap_or(true), result));
             } else if kind.contains("Liveness") {
                 e.liveness = Some(result);
             }
@@ -225,7 +219,7 @@ fn main() {
                     .assertion
                     .as_ref()
                     .map(|(b, r)| format!("{r} ({b})"))
-                    .or(exp.races.as_ref().map(|r| format!("races {r}")))
+                    .or(exp.races.first().map(|(_, r)| format!("races {r}")))
                     .or(exp.liveness.as_ref().map(|r| format!("liveness {r}")))
                     .unwrap_or_else(|| "none".into());
                 table.push_str(&format!(
@@ -238,43 +232,60 @@ fn main() {
                 continue;
             }
         };
-        // The questions Dartagnan asks of this file that tangle can ask: (kind, bound, want).
-        let mut questions: Vec<(&str, Option<u32>, String)> = Vec::new();
+        // The questions Dartagnan asks of this file that tangle can ask: (kind, bound, want,
+        // whether the file's filter is read).
+        let mut questions: Vec<(&str, Option<u32>, String, bool)> = Vec::new();
         if let Some((bound, want)) = exp.assertion.clone() {
-            questions.push(("assertion", Some(bound), want));
+            questions.push(("assertion", Some(bound), want, true));
         }
-        if let (Some(want), true) = (exp.races.clone(), memory.is_some()) {
-            questions.push(("races", None, want));
+        if memory.is_some() {
+            for (filter, want) in &exp.races {
+                questions.push(("races", None, want.clone(), *filter));
+            }
         }
         if questions.is_empty() {
             not_asked += 1;
             let what = exp
                 .races
-                .as_ref()
-                .map(|r| format!("races {r}"))
+                .first()
+                .map(|(_, r)| format!("races {r}"))
                 .or(exp.liveness.as_ref().map(|r| format!("liveness {r}")))
                 .unwrap_or_else(|| "no expected result".into());
             table.push_str(&format!("| {rel} | yes | {what} | | | not asked |\n"));
             continue;
         }
-        // Per engine: the assertion's answer (PASS is `Some(true)`) and the races answer.
-        let mut got: Vec<(Option<bool>, Race)> = Vec::new();
-        for (k, &engine) in engines.iter().enumerate() {
-            // Only the verdict is compared: outcomes are not listed, as `tangle check` does.
-            let mut opts = Options::default()
-                .with_engine(engine)
-                .with_outcomes(false)
-                .with_timeout_ms(Some(args.timeout));
-            opts.memory = memory.clone();
-            let start = Instant::now();
-            let a = query::analyse(&test, &model, &opts);
-            times[k] += start.elapsed().as_secs_f64();
-            got.push(match a {
-                Ok(a) => (a.condition_holds, races(&a)),
-                Err(_) => (None, Race::Unknown),
-            });
-        }
-        for (kind, bound, want) in questions {
+        // Per engine: the assertion's answer (PASS is `Some(true)`) and the races answer; for
+        // the file with its filter ignored too, when a row asks for that.
+        let mut ask = |test: &tangle::syntax::ast::Test| {
+            let mut got: Vec<(Option<bool>, Race)> = Vec::new();
+            for (k, &engine) in engines.iter().enumerate() {
+                // Only the verdict is compared: outcomes are not listed, as `tangle check` does.
+                let mut opts = Options::default()
+                    .with_engine(engine)
+                    .with_outcomes(false)
+                    .with_timeout_ms(Some(args.timeout));
+                opts.memory = memory.clone();
+                let start = Instant::now();
+                let a = query::analyse(test, &model, &opts);
+                times[k] += start.elapsed().as_secs_f64();
+                got.push(match a {
+                    Ok(a) => (a.condition_holds, races(&a)),
+                    Err(_) => (None, Race::Unknown),
+                });
+            }
+            got
+        };
+        let got = ask(&test);
+        let unfiltered = (test.filter.is_some() && questions.iter().any(|q| !q.3)).then(|| {
+            let mut t = test.clone();
+            t.filter = None;
+            ask(&t)
+        });
+        for (kind, bound, want, filter) in questions {
+            let got = match &unfiltered {
+                Some(u) if !filter => u,
+                _ => &got,
+            };
             let answers: Vec<Race> = got
                 .iter()
                 .map(|g| match (kind, &g.0) {
@@ -333,6 +344,7 @@ fn main() {
                 _ => (cols[0].clone(), String::new()),
             };
             let dart = match (kind, bound) {
+                ("races", _) if !filter => format!("races {want} (filter ignored)"),
                 ("races", _) => format!("races {want}"),
                 (_, Some(b)) => format!("{want} ({b})"),
                 _ => want.clone(),

@@ -99,6 +99,33 @@ fn structured_branches_and_phis_are_read_as_written() {
     }
 }
 
+/// Dartagnan's `@Filter` is read as the test's filter: only executions whose final state
+/// passes it count. The phi's store leaves `out[0] == 1`; a filter that `out[1] == 5` (never
+/// written) leaves no execution, so the `forall` holds vacuously where it failed before.
+#[test]
+fn a_filter_annotation_keeps_only_the_executions_that_pass_it() {
+    let src = format!(
+        "{HEADER}       %main = OpFunction %void None %func
+      %entry = OpLabel
+          %p = OpAccessChain %uptr %out %uint_0
+               OpStore %p %uint_2
+               OpReturn
+               OpFunctionEnd
+"
+    );
+    let plain = write("nofilter.spvasm", &src);
+    let filtered = write(
+        "filter.spvasm",
+        &src.replace("; @Config", "; @Filter: %out[1] == 5\n; @Config"),
+    );
+    let test = tangle::load(&filtered, &Default::default()).unwrap();
+    assert!(test.filter.is_some());
+    for engine in [Engine::Explore, Engine::Smt] {
+        assert_eq!(holds(&plain, engine), Some(false), "{engine}");
+        assert_eq!(holds(&filtered, engine), Some(true), "{engine}");
+    }
+}
+
 /// What the front end cannot lower is an error at the instruction's line, naming it.
 #[test]
 fn unsupported_instructions_are_located() {

@@ -296,6 +296,31 @@ fn unreachable_is_a_statement_not_a_keyword() {
     assert!(matches!(then_body[0].kind, StmtKind::Unreachable));
 }
 
+/// `filter (P)` before the condition (herd's): read, printed back before the condition, and
+/// a name in the kernel like any other word.
+#[test]
+fn a_filter_precedes_the_condition() {
+    let src = "test t\nthreads 2\nglobal x\nkernel {\n  filter = tid;\n}\nfilter (0:filter == 1 && x == 0)\nexists (1:filter == 0)\n";
+    let t = ok(src);
+    assert!(matches!(&t.kernel[0].kind, StmtKind::Assign { reg, .. } if reg == "filter"));
+    assert!(t.filter.is_some());
+    let shown = tangle::syntax::print::to_litmus(&t);
+    assert!(
+        shown.contains("filter ((0:filter == 1) && (x == 0))\nexists")
+            || shown.contains("filter (0:filter == 1 && x == 0)\nexists"),
+        "{shown}"
+    );
+    let again = ok(&shown);
+    assert_eq!(again.filter, t.filter);
+    // A filter is not a condition: one must follow.
+    first_error(
+        "test t\nthreads 1\nkernel {\n  r = 1;\n}\nfilter (0:r == 1)\n",
+        7,
+        1,
+        "the final condition",
+    );
+}
+
 #[test]
 fn memory_statements() {
     let body = body_of(

@@ -571,7 +571,7 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
         }
     }
     // The condition.
-    let (quantifier, prop) = condition(r, cond_at, &globals, &places)?;
+    let (quantifier, prop, filter) = condition(r, cond_at, &globals, &places)?;
     // Layout: subgroups as wide as the most threads sharing one, and so on up.
     let key = |p: &(u32, u32, u32)| *p;
     let mut per_sg: BTreeMap<(u32, u32, u32), u32> = BTreeMap::new();
@@ -692,10 +692,16 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
         workgroup,
         globals,
         kernel: chain,
+        filter,
         condition: Condition {
             quantifier,
             prop,
-            span: span_at(text, cond_at, 1),
+            // The whole condition (a filter included), as reports quote it.
+            span: span_at(
+                text,
+                cond_at,
+                text.trim_end().len().saturating_sub(cond_at).max(1),
+            ),
         },
         expect: Vec::new(),
         expect_liveness: Vec::new(),
@@ -1040,31 +1046,20 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
     ])
 }
 
-/// The final condition: `exists (P)`, `~exists (P)`, `forall (P)` with `/\`, `\/`, `~`.
+/// The final condition: `exists (P)`, `~exists (P)`, `forall (P)` with `/\`, `\/`, `~`,
+/// after an optional `filter (P)`. A filter alone (Dartagnan's races tests) asks
+/// `exists (true)`: is there an execution that passes it.
 fn condition(
     r: &mut Reader,
     at: usize,
     globals: &BTreeMap<String, u32>,
     places: &[(u32, u32, u32)],
-) -> Option<(Quantifier, Prop)> {
+) -> Option<(Quantifier, Prop, Option<Prop>)> {
     let text = r.text;
     let rest = &text[at..];
-    let (q, skip) = if rest.starts_with("~exists") {
-        (Quantifier::NotExists, 7)
-    } else if rest.starts_with("exists") {
-        (Quantifier::Exists, 6)
-    } else if rest.starts_with("forall") {
-        (Quantifier::Forall, 6)
-    } else {
-        r.err(
-            span_at(text, at, 6),
-            "`filter` conditions are not supported yet",
-        );
-        return None;
-    };
     let mut toks: Vec<(String, usize)> = Vec::new();
     let b = rest.as_bytes();
-    let mut i = skip;
+    let mut i = 0;
     while i < b.len() {
         let c = b[i] as char;
         if c.is_whitespace() {
@@ -1103,7 +1098,40 @@ fn condition(
         file_text: text,
         errs: Vec::new(),
     };
-    let prop = p.or();
+    let mut filter = None;
+    if p.peek() == Some("filter") {
+        p.pos += 1;
+        filter = p.or();
+        if filter.is_none() {
+            for (sp, m) in std::mem::take(&mut p.errs) {
+                r.err(sp, m);
+            }
+            return None;
+        }
+    }
+    let q = match (p.peek(), p.toks.get(p.pos + 1).map(|t| t.0.as_str())) {
+        (Some("exists"), _) => Some(Quantifier::Exists),
+        (Some("forall"), _) => Some(Quantifier::Forall),
+        (Some("~"), Some("exists")) => {
+            p.pos += 1;
+            Some(Quantifier::NotExists)
+        }
+        (None, _) if filter.is_some() => None,
+        _ => {
+            p.fail("the final condition (`exists`, `~exists` or `forall`)");
+            for (sp, m) in std::mem::take(&mut p.errs) {
+                r.err(sp, m);
+            }
+            return None;
+        }
+    };
+    let (q, prop) = match q {
+        Some(q) => {
+            p.pos += 1;
+            (q, p.or())
+        }
+        None => (Quantifier::Exists, Some(Prop::True)),
+    };
     if p.pos < p.toks.len() {
         let (t, o) = p.toks[p.pos].clone();
         p.errs.push((
@@ -1114,7 +1142,7 @@ fn condition(
     for (sp, m) in std::mem::take(&mut p.errs) {
         r.err(sp, m);
     }
-    Some((q, prop?))
+    Some((q, prop?, filter))
 }
 
 struct CondParser<'a> {

@@ -292,6 +292,9 @@ struct Explorer<'p> {
     written: std::cell::RefCell<BTreeSet<u32>>,
     /// Liveness: loop edges are visible steps and threads record that they started.
     liveness: bool,
+    /// Idle-loop back edges taken beyond what outcomes need
+    /// ([`Program::idle_back_edge`]): 1 under a memory model with flags.
+    flag_rounds: u32,
     /// Per static loop: may two threads be at any distance in it without it mattering
     /// ([`loose_loops`]); for two threads of one subgroup, and of different subgroups.
     loose: Vec<[bool; 2]>,
@@ -398,6 +401,7 @@ fn explore_with<'p>(
     mode: Unspecified,
     relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
 ) -> (Exploration, bool) {
+    let flag_rounds = relaxed.as_ref().is_some_and(|(m, _)| m.cat.has_flags()) as u32;
     let mut ex = Explorer {
         relaxed,
         prog,
@@ -411,6 +415,7 @@ fn explore_with<'p>(
         written: Default::default(),
         liveness: opts.liveness,
         loose: loose_loops(prog, model),
+        flag_rounds,
     };
     let init = State {
         threads: (0..prog.layout.threads)
@@ -542,7 +547,16 @@ fn explore_with<'p>(
             }
             if let Some((mm, _)) = &ex.relaxed {
                 let runs = state.runs();
-                match memory::judge(prog, mm, &runs, &prog.initial_memory(), &opts.budget) {
+                let keep = |fin: &[u32]| {
+                    if prog.filter.is_none() {
+                        return true;
+                    }
+                    let mut st = state.clone();
+                    st.mem = fin.to_vec();
+                    prog.passes_filter(&ex.observe(&st))
+                };
+                let init = prog.initial_memory();
+                match memory::judge(prog, mm, &runs, &init, &opts.budget, &keep) {
                     Ok(Judgement {
                         exhausted: Some(e), ..
                     }) => {
@@ -587,7 +601,9 @@ fn explore_with<'p>(
                 continue;
             }
             let values = ex.observe(&state);
-            result.outcomes.entry(values).or_insert(here);
+            if prog.passes_filter(&values) {
+                result.outcomes.entry(values).or_insert(here);
+            }
             i += 1;
             continue;
         }
@@ -749,6 +765,9 @@ fn unspecified_domain(prog: &Program) -> Vec<u32> {
     }
     let mut out = vec![0, 1];
     out.extend(prog.prop.literals());
+    if let Some(f) = &prog.filter {
+        out.extend(f.literals());
+    }
     for b in &prog.blocks {
         if let Term::Branch { cond, .. } = &b.term {
             lits(cond, &mut out);
@@ -1326,7 +1345,7 @@ impl<'p> Explorer<'p> {
                     }
                     // Going round an idle loop changes no outcome (safety only: liveness
                     // needs the runs that spin).
-                    if !self.liveness && self.prog.idle_back_edge(block, nb) {
+                    if !self.liveness && self.prog.idle_back_edge(block, nb, self.flag_rounds) {
                         return Outcome::Pruned;
                     }
                     let t = &mut s.threads[u];

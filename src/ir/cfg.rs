@@ -87,6 +87,8 @@ pub struct Cfg {
     pub layout: Layout,
     pub observables: Vec<Observable>,
     pub prop: Prop,
+    /// The test's `filter`: executions whose final state fails it do not count.
+    pub filter: Option<Prop>,
 }
 
 impl Cfg {
@@ -148,6 +150,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
     }
     let mut observables = Vec::new();
     let prop = lw.prop(&test.condition.prop, &mut observables);
+    let filter = test.filter.as_ref().map(|f| lw.prop(f, &mut observables));
     for o in test.observe.iter().chain(extra) {
         lw.term(o, &mut observables);
     }
@@ -164,6 +167,7 @@ pub fn lower_observing(test: &ast::Test, extra: &[ast::Operand]) -> Cfg {
         },
         observables,
         prop,
+        filter,
     }
 }
 

@@ -19,6 +19,10 @@ pub enum IdleDepth {
     /// outcome ([`Program::idle_cut`]), so questions about outcomes need no more, and every
     /// iteration beyond is work for the engines with nothing to find.
     Lanes,
+    /// One iteration more than `Lanes`: under a memory model with flags, where an
+    /// iteration that goes round may race and the rest are removed around it
+    /// ([`Program::idle_cuts_hide_no_flag`]).
+    LanesAndOne,
     /// To the bound, like every other loop: for questions about the runs themselves
     /// (liveness watches loops go round), and for checking the rule above.
     Bound,
@@ -41,6 +45,7 @@ pub fn unroll(
         .iter()
         .map(|i| match i {
             Some(_) if idle_depth == IdleDepth::Lanes => cfg.layout.idle_depth(),
+            Some(_) if idle_depth == IdleDepth::LanesAndOne => cfg.layout.idle_depth() + 1,
             _ => bounds::MAX_DEPTH,
         })
         .collect();

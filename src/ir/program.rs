@@ -78,6 +78,9 @@ pub struct Program {
     pub layout: Layout,
     pub observables: Vec<Observable>,
     pub prop: Prop,
+    /// The test's `filter` over the observables: an execution whose final state fails it
+    /// does not count (no outcome, no flag). `None`: every execution counts.
+    pub filter: Option<Prop>,
     pub unroll: u32,
     /// How far each loop (by loop id) was unrolled: its depth found by `ir::bounds`, else
     /// `unroll`.
@@ -153,7 +156,9 @@ impl Program {
     /// subgroups have one lane? Then every run that takes it has a twin that does not (idle
     /// iterations removed, [`super::idle`]) with the same outcome, and a search for outcomes
     /// may skip it.
-    pub fn idle_back_edge(&self, from: BlockId, to: BlockId) -> bool {
+    /// `extra`: back edges kept beyond what outcomes need (1 under a memory model with flags,
+    /// for the iteration that goes round and races).
+    pub fn idle_back_edge(&self, from: BlockId, to: BlockId, extra: u32) -> bool {
         let header = &self.blocks[to as usize];
         let Some(&k) = header.iters.last() else {
             return false;
@@ -164,11 +169,28 @@ impl Program {
                 .loops
                 .last()
                 .is_some_and(|&l| {
-                    self.idle[l].is_some_and(|needed| k > needed)
+                    self.idle[l].is_some_and(|needed| k > needed + extra)
                         && self.cfg.blocks[self.blocks[from as usize].sblock]
                             .loops
                             .contains(&l)
                 })
+    }
+
+    /// Does no cut in an idle loop hide a memory model's flag either? A flag raised by an
+    /// event of an iteration that goes round is raised, the other iterations that go round
+    /// removed, in a run that has that iteration and at most one per lane that leaves
+    /// (docs/progress.md, "Idle loops"): so every idle loop that can be cut must be unrolled
+    /// one iteration deeper than its subgroup has lanes.
+    pub fn idle_cuts_hide_no_flag(&self) -> bool {
+        let needed = self.layout.idle_depth() + 1;
+        (0..self.blocks.len() as BlockId).all(|b| {
+            let block = &self.blocks[b as usize];
+            !(block.term.targets().contains(&Target::Cut) && self.idle_cut(b))
+                || self.cfg.blocks[block.sblock]
+                    .loops
+                    .last()
+                    .is_some_and(|&l| self.depths[l] >= needed)
+        })
     }
 
     /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
@@ -222,6 +244,12 @@ impl Program {
     /// Total memory cells.
     pub fn cells(&self) -> u32 {
         self.globals.iter().map(|g| g.len).sum()
+    }
+
+    /// Does an execution ending with these observable values count (its final state passes
+    /// the filter)?
+    pub fn passes_filter(&self, values: &[u32]) -> bool {
+        self.filter.as_ref().is_none_or(|f| f.eval(values))
     }
 
     /// Initial memory.

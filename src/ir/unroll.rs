@@ -136,6 +136,7 @@ pub fn unroll_to(
         layout: cfg.layout,
         observables: cfg.observables.clone(),
         prop: cfg.prop.clone(),
+        filter: cfg.filter.clone(),
         unroll,
         depths: depths.to_vec(),
         reach,

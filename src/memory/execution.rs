@@ -115,15 +115,18 @@ impl Event {
     }
 }
 
-/// Judges one finished run: `runs[t]` are thread t's accesses in program order.
+/// Judges one finished run: `runs[t]` are thread t's accesses in program order. `keep`: does
+/// a final memory pass the test's filter? A candidate counts (its finals, its flags) only
+/// through the finals that do.
 pub fn judge(
     prog: &Program,
     model: &MemoryModel,
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
+    keep: &dyn Fn(&[u32]) -> bool,
 ) -> Result<Judgement, EvalError> {
-    judge_by(prog, model, &model.cat, runs, init, budget, false)
+    judge_by(prog, model, &model.cat, runs, init, budget, false, keep)
 }
 
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
@@ -136,11 +139,22 @@ pub fn prefix_consistent(
     init: &[u32],
     budget: &crate::budget::Budget,
 ) -> Result<Option<bool>, EvalError> {
-    let j = judge_by(prog, model, &model.prefix, runs, init, budget, true)?;
+    // (A run cut short has no final state for a filter to judge.)
+    let j = judge_by(
+        prog,
+        model,
+        &model.prefix,
+        runs,
+        init,
+        budget,
+        true,
+        &|_| true,
+    )?;
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
 /// Judges a run by the checks of `cat`; with `first`, stops at the first consistent candidate.
+#[allow(clippy::too_many_arguments)]
 fn judge_by(
     prog: &Program,
     model: &MemoryModel,
@@ -149,6 +163,7 @@ fn judge_by(
     init: &[u32],
     budget: &crate::budget::Budget,
     first: bool,
+    keep: &dyn Fn(&[u32]) -> bool,
 ) -> Result<Judgement, EvalError> {
     let mut ev: Vec<Event> = Vec::new();
     // Initial writes: one per cell some thread touches.
@@ -367,13 +382,17 @@ fn judge_by(
                         })
                         .collect();
                 }
+                all.retain(|f| keep(f));
                 all
             };
             if failed.is_empty() {
-                for c in results.iter().filter(|c| c.flag && c.holds) {
-                    out.flags.insert(c.name.clone());
+                let finals = finals_of();
+                if !finals.is_empty() {
+                    for c in results.iter().filter(|c| c.flag && c.holds) {
+                        out.flags.insert(c.name.clone());
+                    }
                 }
-                for finals in finals_of() {
+                for finals in finals {
                     out.finals
                         .entry(finals)
                         .or_insert_with(|| execution(prog, ev, &rf, &chosen));

@@ -10,7 +10,10 @@
 //! condition as written holds) are read too: a row is keyed by path (a test matches when its
 //! file ends with that path) and holds for every model; the comparison is then on whether
 //! the condition holds (`exists`: reachable, `~exists`: unreachable, `forall`: every outcome
-//! satisfies it), spelled `1`/`0` as in the table.
+//! satisfies it), spelled `1`/`0` as in the table. A Dartagnan races table (`-DR` in its
+//! file name, as `VULKAN-DR-expected.csv`: Dartagnan's `CAT_SPEC` question) says instead
+//! whether no execution raises a flag of the memory model ([`Analysis::flags`]): 1 when none
+//! does.
 
 use super::{Analysis, Verdict};
 use crate::syntax::{ast::Test, Diagnostic};
@@ -76,6 +79,8 @@ pub struct Table {
     rows: IndexMap<(String, String), Word>,
     /// Dartagnan's rows: path, and whether the condition holds.
     holds: IndexMap<String, bool>,
+    /// A Dartagnan races table: `holds` says whether no execution raises a flag.
+    races: bool,
 }
 
 impl Table {
@@ -96,7 +101,8 @@ impl Table {
             };
             Diagnostic::new(&name, &text, span, msg)
         };
-        if let Some(t) = Self::read_dartagnan(&text, &at)? {
+        if let Some(mut t) = Self::read_dartagnan(&text, &at)? {
+            t.races = is_races_table(&path.to_string_lossy());
             return Ok(t);
         }
         let mut reader = csv::ReaderBuilder::new()
@@ -160,6 +166,7 @@ impl Table {
         Ok(Table {
             rows,
             holds: IndexMap::new(),
+            races: false,
         })
     }
 
@@ -202,6 +209,7 @@ impl Table {
         Ok(Some(Table {
             rows: IndexMap::new(),
             holds,
+            races: false,
         }))
     }
 
@@ -248,6 +256,7 @@ impl Table {
         Table {
             rows,
             holds: self.holds.clone(),
+            races: self.races,
         }
     }
 
@@ -262,6 +271,13 @@ impl Table {
     }
 }
 
+/// Is a Dartagnan table by this name a races table (`VULKAN-DR-expected.csv`)? Dartagnan names
+/// its `CAT_SPEC` tables with `-DR`.
+pub fn is_races_table(name: &str) -> bool {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    file.contains("-DR-") || file.contains("-DR.")
+}
+
 /// A result that is not what the table says.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Mismatch {
@@ -271,6 +287,8 @@ pub struct Mismatch {
     /// `None`: the table has no row for this test and model.
     pub expected: Option<Word>,
     pub got: Word,
+    /// A races table's row: `got` says whether no execution raises a flag.
+    pub races: bool,
 }
 
 /// Every analysis whose verdict differs from the table's row (or has none).
@@ -281,7 +299,13 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Mismatch> {
             let (got, expected) = if table.by_path() {
                 let want = table.holds_for(&a.file);
                 let word = |h: bool| if h { Word::Holds } else { Word::Fails };
-                (Word::holds(a), want.map(word))
+                let got = match (table.races, a.flags().pass()) {
+                    (false, _) => Word::holds(a),
+                    (true, Some(true)) => Word::Holds,
+                    (true, Some(false)) => Word::Fails,
+                    (true, None) => Word::Unknown,
+                };
+                (got, want.map(word))
             } else {
                 (Word::of(&a.verdict), table.get(&a.test, &a.model))
             };
@@ -291,6 +315,7 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Mismatch> {
                 model: a.model.clone(),
                 expected,
                 got,
+                races: table.races,
             })
         })
         .collect()
@@ -300,6 +325,11 @@ pub fn differences(table: &Table, analyses: &[Analysis]) -> Vec<Mismatch> {
 /// `unknown` expect no decided verdict, so they set none).
 pub fn apply(table: &Table, analyses: &mut [Analysis]) {
     for a in analyses {
+        if table.races {
+            // The row is about flags, not the condition.
+            a.expected = None;
+            continue;
+        }
         if table.by_path() {
             // The row says whether the condition holds; as a verdict that is only defined for
             // `exists` (holds: allowed) and `~exists` (holds: forbidden).

@@ -261,6 +261,15 @@ pub fn reductions(t: &Test) -> Vec<Reduction> {
             },
         }));
     }
+    if t.filter.is_some() {
+        out.push(Reduction {
+            description: "drop the filter".to_string(),
+            test: Test {
+                filter: None,
+                ..t.clone()
+            },
+        });
+    }
     for p in prop_variants(&t.condition.prop) {
         let c = Condition {
             prop: p,
@@ -396,21 +405,31 @@ fn geometry(t: &Test, out: &mut Vec<Reduction>) {
         ));
     }
     for (description, threads, subgroup, workgroup, map) in shapes {
-        if let Some(prop) = remap(&t.condition.prop, &*map) {
-            out.push(Reduction {
-                description,
-                test: Test {
-                    threads,
-                    subgroup,
-                    workgroup,
-                    condition: Condition {
-                        prop,
-                        ..t.condition.clone()
-                    },
-                    ..t.clone()
+        let Some(prop) = remap(&t.condition.prop, &*map) else {
+            continue;
+        };
+        // The filter names threads too: renumbered the same way, or the shape is not tried.
+        let filter = match &t.filter {
+            Some(f) => match remap(f, &*map) {
+                Some(f) => Some(f),
+                None => continue,
+            },
+            None => None,
+        };
+        out.push(Reduction {
+            description,
+            test: Test {
+                threads,
+                subgroup,
+                workgroup,
+                filter,
+                condition: Condition {
+                    prop,
+                    ..t.condition.clone()
                 },
-            });
-        }
+                ..t.clone()
+            },
+        });
     }
 }
 

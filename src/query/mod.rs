@@ -282,6 +282,9 @@ pub struct Analysis {
     /// the explorer saw): with an empty `undefined_behaviour`, the test has none (Dartagnan's
     /// races question answered PASS).
     pub undefined_behaviour_complete: bool,
+    /// The memory model has flags to raise (`vulkan.cat`'s `data-race`): without them the
+    /// races question has no answer ([`Analysis::flags`]).
+    pub flags_judged: bool,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
     pub notes: Vec<String>,
@@ -292,7 +295,52 @@ pub struct Analysis {
     pub millis: f64,
 }
 
+/// Dartagnan's races question (`CAT_SPEC`): does some execution raise a flag of the memory
+/// model (`vulkan.cat`'s `data-race`)?
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlagAnswer {
+    /// Some execution raises one (its witness is in `undefined_behaviour`): Dartagnan's FAIL.
+    Raised,
+    /// Every run was judged, and none raises a flag or has undefined behaviour: PASS.
+    Free,
+    /// No flag is raised, but another undefined behaviour is (an index out of bounds): the
+    /// program means nothing, so neither answer is claimed.
+    Undefined(String),
+    /// Not every run was judged, or the memory model has no flags to judge them by.
+    Unknown,
+}
+
+impl FlagAnswer {
+    /// In Dartagnan's words: PASS (`Some(true)`, no flag raised), FAIL (`Some(false)`), or
+    /// neither.
+    pub fn pass(&self) -> Option<bool> {
+        match self {
+            FlagAnswer::Free => Some(true),
+            FlagAnswer::Raised => Some(false),
+            _ => None,
+        }
+    }
+}
+
 impl Analysis {
+    /// The answer to the races question ([`FlagAnswer`]).
+    pub fn flags(&self) -> FlagAnswer {
+        use crate::eval::UbKind;
+        let raised = self
+            .undefined_behaviour
+            .iter()
+            .any(|u| u.kind == UbKind::MemoryModelFlag);
+        if raised {
+            FlagAnswer::Raised
+        } else if let Some(u) = self.undefined_behaviour.first() {
+            FlagAnswer::Undefined(u.description.clone())
+        } else if self.undefined_behaviour_complete && self.flags_judged {
+            FlagAnswer::Free
+        } else {
+            FlagAnswer::Unknown
+        }
+    }
+
     /// Does the verdict match the `expect` line (None when there is no expectation or the
     /// verdict is unknown)?
     pub fn matches_expectation(&self) -> Option<bool> {
@@ -383,8 +431,16 @@ pub fn compile_observing(
 
 /// As [`compile_within`], under the options' budget. `opts` must be [`Options::started`] for
 /// the unrolling to count in the analysis's time.
+/// Under a memory model with flags, idle loops get one iteration more than outcomes need, so
+/// that a flag raised in an iteration that goes round is found
+/// ([`Program::idle_cuts_hide_no_flag`]).
 pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
-    compile_at(test, opts.unroll, opts.idle_depth, &[], &opts.budget())
+    let flags = opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
+    let depth = match opts.idle_depth {
+        ir::IdleDepth::Lanes if flags => ir::IdleDepth::LanesAndOne,
+        d => d,
+    };
+    compile_at(test, opts.unroll, depth, &[], &opts.budget())
 }
 
 /// Is the test's condition outcome reachable under `model`? Also lists the outcomes.
@@ -627,6 +683,7 @@ fn blank_observing(
         undefined_behaviour: Vec::new(),
         undefined_behaviour_undecided: Vec::new(),
         undefined_behaviour_complete: false,
+        flags_judged: false,
         bound_hit: None,
         notes: Vec::new(),
         memory: None,

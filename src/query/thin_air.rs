@@ -123,26 +123,30 @@ pub fn thin_air(
         incomplete.push(format!("{} outcomes: {why}", label(models.well_founded)));
     }
     // Outcomes satisfying the condition first: they are what the user asked about.
-    let with_p = enc.outcomes_where(models.symbolic, &wf.outcomes, max, true);
     let mut known = wf.outcomes.clone();
-    known.extend(with_p.outcomes.iter().cloned());
-    let rest = enc.outcomes_where(
-        models.symbolic,
-        &known,
-        max.saturating_sub(with_p.outcomes.len()),
-        false,
-    );
-    for (o, what) in [(&with_p, "satisfying the condition"), (&rest, "in all")] {
-        if let Some(why) = &o.incomplete {
+    let wf_complete = wf.incomplete.is_none();
+    let mut candidates = Vec::new();
+    for (only_p, what) in [(true, "satisfying the condition"), (false, "in all")] {
+        let beyond = beyond_well_founded(
+            &enc,
+            models,
+            &mut known,
+            wf_complete,
+            max.saturating_sub(candidates.len()),
+            only_p,
+        );
+        if let Some(why) = beyond.incomplete {
             incomplete.push(format!(
                 "{} outcomes beyond {} ({what}): {why}",
                 label(models.symbolic),
                 label(models.well_founded)
             ));
         }
+        known.extend(beyond.outcomes.iter().cloned());
+        candidates.extend(beyond.outcomes);
     }
     let mut thin = Vec::new();
-    for values in with_p.outcomes.into_iter().chain(rest.outcomes) {
+    for values in candidates {
         let witness = match enc.reaches(models.symbolic, &values) {
             Answer::Yes(w) => w,
             _ => Vec::new(),
@@ -193,6 +197,70 @@ pub fn thin_air(
     })
 }
 
+/// Outcomes the symbolic model allows beyond `known` (the well-founded ones found), at most
+/// `max`. When the well-founded list is incomplete, an outcome beyond it may still be
+/// well-founded: each is asked of the well-founded model, and those it allows join `known`
+/// and are enumerated past, a few rounds at most, so an outcome is never called thin air
+/// because a list was cut.
+fn beyond_well_founded(
+    enc: &Encoding,
+    models: &ThinAirModels,
+    known: &mut Vec<Vec<u32>>,
+    wf_complete: bool,
+    max: usize,
+    only_p: bool,
+) -> crate::engine::smt::SmtOutcomes {
+    const ROUNDS: usize = 8;
+    let mut thin = Vec::new();
+    let mut doubt = None;
+    for _ in 0..ROUNDS {
+        if thin.len() >= max {
+            // The limit was reached before (the caller's note says so).
+            break;
+        }
+        let batch = enc.outcomes_where(models.symbolic, known, max - thin.len(), only_p);
+        let found = batch.outcomes.len();
+        for values in batch.outcomes {
+            if wf_complete {
+                thin.push(values);
+                continue;
+            }
+            match enc.reaches(models.well_founded, &values) {
+                Answer::No => thin.push(values),
+                Answer::Yes(_) => known.push(values),
+                Answer::Unknown(why) => {
+                    doubt.get_or_insert(format!(
+                        "could not tell whether {} allows an outcome: {why}",
+                        models.well_founded.name
+                    ));
+                    known.push(values);
+                }
+            }
+        }
+        if batch.incomplete.is_none() || found == 0 || thin.len() >= max || wf_complete {
+            return crate::engine::smt::SmtOutcomes {
+                outcomes: thin,
+                families: Vec::new(),
+                incomplete: doubt.or(batch.incomplete),
+            };
+        }
+    }
+    if thin.len() >= max {
+        return crate::engine::smt::SmtOutcomes {
+            outcomes: thin,
+            families: Vec::new(),
+            incomplete: doubt,
+        };
+    }
+    crate::engine::smt::SmtOutcomes {
+        outcomes: thin,
+        families: Vec::new(),
+        incomplete: Some(format!(
+            "after {ROUNDS} rounds of outcomes the well-founded model also allows"
+        )),
+    }
+}
+
 /// An outcome set computed by the explorer.
 struct Explored {
     outcomes: Vec<Vec<u32>>,
@@ -233,7 +301,33 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
     let n = steps.len();
     let mut edges: Vec<Vec<(usize, Dep)>> = vec![Vec::new(); n];
     let mut last_def: HashMap<(u32, u32), usize> = HashMap::new();
-    let mut last_write: HashMap<u32, usize> = HashMap::new();
+    // Every write of the witness, per cell: (step, value).
+    let mut writes: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        for e in &s.effects {
+            match *e {
+                Effect::Write { cell, value, .. }
+                | Effect::Rmw {
+                    cell,
+                    new: Some(value),
+                    ..
+                } => writes.entry(cell).or_default().push((i, value)),
+                _ => {}
+            }
+        }
+    }
+    // The write a read at step `i` of `value` read from. Under SC it is the last write
+    // before it, which wrote that value. Under a memory model the witness is in the order
+    // of its steps, not of what reads see: the last write of the value before the read,
+    // else, for a value other than the initial one, the first after it.
+    let init = prog.initial_memory();
+    let source = |i: usize, cell: u32, value: u32| -> Option<usize> {
+        let ws = writes.get(&cell)?;
+        let before = ws.iter().rev().find(|&&(w, v)| w < i && v == value);
+        let fresh = init.get(cell as usize) != Some(&value);
+        let after = || ws.iter().find(|&&(w, v)| fresh && w > i && v == value);
+        before.or_else(after).map(|&(w, _)| w)
+    };
     // Per subgroup-op instance (subgroup, block, instr): (step, defs of its argument registers).
     let mut sg_steps: SgSteps = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
@@ -259,27 +353,22 @@ fn justification_cycle(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<
                 edges[d].push((i, Dep::Data));
             }
             for e in &s.effects {
-                match e {
-                    Effect::Read { thread, cell, .. } | Effect::Rmw { thread, cell, .. }
-                        if *thread == t =>
-                    {
-                        if let Some(&w) = last_write.get(cell) {
-                            edges[w].push((i, Dep::ReadsFrom));
-                        }
+                match *e {
+                    Effect::Read {
+                        thread,
+                        cell,
+                        value,
+                        ..
                     }
-                    _ => {}
-                }
-            }
-            for e in &s.effects {
-                match e {
-                    Effect::Write { thread, cell, .. }
                     | Effect::Rmw {
                         thread,
                         cell,
-                        new: Some(_),
+                        old: value,
                         ..
-                    } if *thread == t => {
-                        last_write.insert(*cell, i);
+                    } if thread == t => {
+                        if let Some(w) = source(i, cell, value) {
+                            edges[w].push((i, Dep::ReadsFrom));
+                        }
                     }
                     _ => {}
                 }

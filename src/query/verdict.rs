@@ -85,11 +85,13 @@ pub(super) fn conclude(
     // Z3 left undecided is listed apart.
     // A run cut in an idle loop is dropped with no doubt (its outcome and any undefined
     // behaviour that ends it are found within the bound), but a flag raised in an iteration
-    // that went round is not: a read of a removed iteration may race.
-    let flags_in_idle_loops =
-        prog.has_idle_cuts() && opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
+    // that went round is found only when the loop was unrolled one iteration deeper.
+    let flags_in_idle_loops = prog.has_idle_cuts()
+        && opts.memory.as_ref().is_some_and(|m| m.cat.has_flags())
+        && !prog.idle_cuts_hide_no_flag();
     a.undefined_behaviour_complete =
         proof && a.undefined_behaviour_undecided.is_empty() && !flags_in_idle_loops;
+    a.flags_judged = opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
     a.outcomes_listed = f.outcomes.is_some();
     a.outcomes = f

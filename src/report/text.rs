@@ -155,7 +155,9 @@ pub fn differences(d: &[crate::query::expected::Mismatch], table: &str) -> Strin
     });
     for x in d {
         // Dartagnan's tables are by path and say whether the condition holds (1/0).
-        let (who, said) = if by_path {
+        let (who, said) = if x.races {
+            (x.file.as_str(), "no execution raises a flag: ")
+        } else if by_path {
             (x.file.as_str(), "the condition holds: ")
         } else {
             (x.test.as_str(), "")

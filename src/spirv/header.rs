@@ -9,8 +9,9 @@
 //!
 //! `@Input` gives a variable's initial contents (nested braces follow its type; the leaves are
 //! its words in order), `@Output` the question (`exists`, `forall` or `not exists` over
-//! `and`, `or`, `not` and comparisons of `%name[i][j]...` and integers), `@Config` the launch:
-//! invocations per subgroup, subgroups per workgroup, workgroups.
+//! `and`, `or`, `not` and comparisons of `%name[i][j]...` and integers), `@Filter` the
+//! executions that count (a condition without quantifier: docs/litmus-format.md, "Filters"),
+//! `@Config` the launch: invocations per subgroup, subgroups per workgroup, workgroups.
 
 use crate::syntax::ast::Quantifier;
 use crate::vocab::BinOp;
@@ -22,6 +23,8 @@ pub type Pos = (u32, u32);
 pub struct Header {
     pub inputs: Vec<Input>,
     pub outputs: Vec<Output>,
+    /// `@Filter` conditions (several are one conjunction), with their text.
+    pub filters: Vec<(Cond, String)>,
     pub config: Option<([u32; 3], Pos)>,
 }
 
@@ -132,10 +135,9 @@ pub fn read(text: &str, comment: &str) -> Result<Header, HeaderError> {
                 h.config = Some((v, pos));
             }
             "Filter" => {
-                return Err(HeaderError {
-                    pos: (ln, col0),
-                    message: "@Filter annotations are not supported".into(),
-                })
+                let cond = p.or()?;
+                p.end()?;
+                h.filters.push((cond, body.trim().to_string()));
             }
             _ => {}
         }

@@ -1001,6 +1001,44 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
     let outputs = flag
         .as_ref()
         .map_or(hdr.outputs.as_slice(), |(o, _)| o.as_slice());
+    // `%name[i][j]...` in an annotation: a word of a memory variable.
+    let location = |n: &str, path: &[u32], pos: header::Pos| {
+        let Some(k) = buf_named(n, &bufs) else {
+            return Err(at_pos(
+                pos,
+                format!("the condition names `%{n}`, which is not a memory variable of the module"),
+            ));
+        };
+        let b = &bufs[bufs[k].alias_of.unwrap_or(k)];
+        let off = offset(&ix, bufs[k].ty, path).ok_or_else(|| {
+            at_pos(
+                pos,
+                format!(
+                    "`%{n}{}` is not a word of `%{n}`'s type",
+                    path.iter().map(|i| format!("[{i}]")).collect::<String>()
+                ),
+            )
+        })?;
+        if off >= b.words.unwrap_or(0) {
+            return Err(at_pos(
+                pos,
+                format!(
+                    "`%{n}` has {} words; the index is out of range",
+                    b.words.unwrap_or(0)
+                ),
+            ));
+        }
+        Ok(Operand::Mem {
+            global: b.name.clone(),
+            index: off,
+        })
+    };
+    // `@Filter`: the executions that count (docs/litmus-format.md, "Filters").
+    let mut filters = Vec::new();
+    for (cond, _) in &hdr.filters {
+        filters.push(prop(cond, &location)?);
+    }
+    let filter = (!filters.is_empty()).then(|| balanced(filters, Prop::And));
     let (condition, label, observe) = match (question, outputs) {
         (Some((prop, label, ex)), _) => {
             expect = ex;
@@ -1058,22 +1096,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
             }
             let mut props = Vec::new();
             for o in outs {
-                props.push(prop(&o.cond, &|n, path, pos| {
-                    let Some(k) = buf_named(n, &bufs) else {
-                        return Err(at_pos(pos, format!("the condition names `%{n}`, which is not a memory variable of the module")));
-                    };
-                    let b = &bufs[bufs[k].alias_of.unwrap_or(k)];
-                    let off = offset(&ix, bufs[k].ty, path).ok_or_else(|| {
-                        at_pos(pos, format!("`%{n}{}` is not a word of `%{n}`'s type", path.iter().map(|i| format!("[{i}]")).collect::<String>()))
-                    })?;
-                    if off >= b.words.unwrap_or(0) {
-                        return Err(at_pos(pos, format!("`%{n}` has {} words; the index is out of range", b.words.unwrap_or(0))));
-                    }
-                    Ok(Operand::Mem {
-                        global: b.name.clone(),
-                        index: off,
-                    })
-                })?);
+                props.push(prop(&o.cond, &location)?);
             }
             let p = balanced(props, Prop::And);
             let text = outs
@@ -1101,6 +1124,17 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
     let name = Path::new(file)
         .file_stem()
         .map_or("shader".into(), |s| s.to_string_lossy().to_string());
+    let label = match &hdr.filters[..] {
+        [] => label,
+        fs => {
+            let texts: Vec<&str> = fs.iter().map(|(_, t)| t.as_str()).collect();
+            Some(format!(
+                "{} (filter: {})",
+                label.unwrap_or_default(),
+                texts.join("; ")
+            ))
+        }
+    };
     Ok(Test {
         file: file.to_string(),
         source: text.text.clone(),
@@ -1111,6 +1145,7 @@ fn build_test(file: &str, read: Read, hdr: &Header, launch: &Launch) -> Result<T
         workgroup,
         globals,
         kernel,
+        filter,
         condition,
         expect,
         expect_liveness: Vec::new(),

@@ -25,6 +25,10 @@ pub struct Test {
     pub workgroup: u32,
     pub globals: Vec<Global>,
     pub kernel: Vec<Stmt>,
+    /// `filter (P)` (herd's and Dartagnan's): only executions whose final state satisfies P
+    /// count, for the condition, the outcomes and the memory model's flags
+    /// (docs/litmus-format.md, "Filters").
+    pub filter: Option<Prop>,
     pub condition: Condition,
     pub expect: Vec<Expectation>,
     /// `expect-liveness PROGRESS live|violated, ...` lines (docs/progress.md).

@@ -454,7 +454,13 @@ impl<'a> Parser<'a> {
             Err(Stop) if self.fatal => return None,
             Err(Stop) => Vec::new(),
         };
-        let condition = self.condition()?;
+        let start = self.peek().span;
+        let filter = self.filter()?;
+        let mut condition = self.condition()?;
+        if filter.is_some() {
+            // Reports quote the condition with its filter.
+            condition.span = self.span_from(start);
+        }
         let expect = self.expectations();
         if self.fatal {
             return None;
@@ -477,6 +483,7 @@ impl<'a> Parser<'a> {
             workgroup: geometry.workgroup,
             globals: std::mem::take(&mut self.globals),
             kernel,
+            filter,
             condition,
             expect: expect.clone().unwrap_or_default().0,
             expect_liveness: expect.unwrap_or_default().1,

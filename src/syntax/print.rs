@@ -39,6 +39,11 @@ pub fn to_litmus(test: &Test) -> String {
         stmt(&mut s, st, 1);
     }
     s.push_str("}\n\n");
+    if let Some(f) = &test.filter {
+        s.push_str("filter (");
+        prop(&mut s, f, 0, &test.globals);
+        s.push_str(")\n");
+    }
     s.push_str(&condition(&test.condition, &test.globals));
     s.push('\n');
     if !test.expect.is_empty() {

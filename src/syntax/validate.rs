@@ -67,6 +67,13 @@ pub fn check(test: &Test) -> Result<(), Diagnostics> {
     if 1 + prop_depth(&test.condition.prop) > MAX_DEPTH {
         say(test.condition.span, nesting_message());
     }
+    if test
+        .filter
+        .as_ref()
+        .is_some_and(|f| 1 + prop_depth(f) > MAX_DEPTH)
+    {
+        say(test.condition.span, nesting_message());
+    }
     if out.is_empty() {
         Ok(())
     } else {

@@ -1022,6 +1022,42 @@ fn dartagnan_tables_are_expected_verdicts() {
         "--bless",
     ]);
     assert_eq!(r.code, 2, "{}", r.show());
+    // A races table (`-DR` in its name, Dartagnan's `CAT_SPEC`) says whether no execution
+    // raises a flag: Dartagnan's own twelve-row sample agrees, a flipped row is reported.
+    let races = "tests/data/dartagnan-vulkan";
+    let args = |table: &str| {
+        vec![
+            "check".to_string(),
+            format!("{races}/litmus/VULKAN/Data-Race"),
+            "--memory-model".into(),
+            "vulkan".into(),
+            "-m".into(),
+            "SSO".into(),
+            "--expected".into(),
+            table.to_string(),
+        ]
+    };
+    let ok = format!("{races}/VULKAN-DR-expected.csv");
+    let r = tangle(&args(&ok).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.show());
+    let text = std::fs::read_to_string(&ok)
+        .unwrap()
+        .replace("mp-filter.litmus,1", "mp-filter.litmus,0");
+    let flipped = dir.write("VULKAN-DR-expected.csv", text);
+    let r = tangle(
+        &args(flipped.to_str().unwrap())
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(r.code, 1, "{}", r.show());
+    assert!(
+        r.stderr.contains(
+            "mp-filter.litmus under SSO+vulkan: no execution raises a flag: 1 (the table says 0)"
+        ),
+        "{}",
+        r.show()
+    );
     // A malformed row is located.
     let bad = dir.write("bad.csv", "a.litmus,1\nb.litmus,maybe\n");
     let r = tangle(&[

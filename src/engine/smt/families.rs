@@ -19,6 +19,13 @@ use z3::{AstKind, Params, SatResult, Solver, SortKind};
 /// that made them): pinned false, which makes their constraints vacuous, unless assumed now.
 const GUARDS: &[&str] = &["block_outcome", "query_"];
 
+/// The encoding's own switches (`assume_no_ub`, `assume_memory_model`, `assume_values`, ...):
+/// [`Encoding::writes_every_value`] pins those its query does not assume false too, since the
+/// growth of the value set assumes none of them. (Outcome families keep them at their model
+/// values: `assume_memory_model` implies the axioms' switches, which the enumeration does not
+/// assume one by one.)
+const SWITCHES: &str = "assume_";
+
 /// At most this many distinct values of one outcome are tried as free values, and at most
 /// this many kept.
 const MAX_VALUES: usize = 6;
@@ -122,6 +129,56 @@ impl Encoding<'_> {
         assumed: &HashSet<Dynamic>,
         off: &[Bool],
     ) -> bool {
+        let targets: Vec<(&BV, u32)> = self.observables.iter().zip(vals.iter().copied()).collect();
+        self.pinned_holds(consts, model, cs, assumed, off, &[], &targets, false)
+    }
+
+    /// Does a run write *every* value where `model` writes `c`: is `model`, with every 32-bit
+    /// constant equal to `c` replaced by a free v, a model of every assertion under `assumed`
+    /// with `must` true and `value` equal to v, for every v? (The value set of a symbolic
+    /// model under a memory model: when its op results may be anything, so is what a run
+    /// writes, and the set is every value rather than a list that never stops growing.)
+    pub(super) fn writes_every_value(
+        &self,
+        model: &z3::Model,
+        assumed: &[Bool],
+        must: &[Bool],
+        value: &BV,
+        c: u32,
+    ) -> bool {
+        let Some(consts) = self.constants() else {
+            return false;
+        };
+        let assumed: HashSet<Dynamic> = assumed.iter().map(|b| Dynamic::from(b.clone())).collect();
+        self.pinned_holds(
+            &consts,
+            model,
+            &[c],
+            &assumed,
+            &[],
+            must,
+            &[(value, c)],
+            true,
+        )
+    }
+
+    /// The check both questions share: with every constant pinned to its value in `model`
+    /// except the 32-bit ones equal to `cs[k]`, which become a free v_k, do every assertion,
+    /// `must`, and each target term equal to its value (v_k for `cs[k]`) hold for every v_k?
+    /// Guard literals not assumed are pinned false (their constraints vacuous), and with
+    /// `switches_off` the encoding's switches too.
+    #[allow(clippy::too_many_arguments)]
+    fn pinned_holds(
+        &self,
+        consts: &Constants,
+        model: &z3::Model,
+        cs: &[u32],
+        assumed: &HashSet<Dynamic>,
+        off: &[Bool],
+        must: &[Bool],
+        targets: &[(&BV, u32)],
+        switches_off: bool,
+    ) -> bool {
         let vs: Vec<BV> = cs
             .iter()
             .map(|_| BV::fresh_const("free_value", 32))
@@ -143,7 +200,9 @@ impl Encoding<'_> {
                 SortKind::Bool => {
                     let Some(b) = k.as_bool() else { return false };
                     let name = k.decl().name();
-                    let guard = GUARDS.iter().any(|g| name.starts_with(g)) && !assumed.contains(k);
+                    let guard = (GUARDS.iter().any(|g| name.starts_with(g))
+                        || (switches_off && name.starts_with(SWITCHES)))
+                        && !assumed.contains(k);
                     let value = !guard
                         && model
                             .eval(&b, true)
@@ -172,9 +231,10 @@ impl Encoding<'_> {
                 _ => return false,
             }
         }
-        // Every assertion, and the observables at the family's values.
+        // Every assertion, `must`, and the targets at their values.
         let mut all: Vec<Bool> = self.solver.get_assertions();
-        for (o, &x) in self.observables.iter().zip(vals) {
+        all.extend(must.iter().cloned());
+        for &(o, x) in targets {
             all.push(match var(x as u64) {
                 Some(v) => eq(o, v),
                 None => eq(o, &bv(x)),
@@ -184,11 +244,6 @@ impl Encoding<'_> {
         s.assert(and(&refs).not());
         let unsat = s.check() == SatResult::Unsat;
         // The model gave these values: a family must contain the outcome it came from.
-        unsat
-            && self
-                .observables
-                .iter()
-                .zip(vals)
-                .all(|(o, &x)| model_u32(model, o) == x)
+        unsat && targets.iter().all(|&(o, x)| model_u32(model, o) == x)
     }
 }

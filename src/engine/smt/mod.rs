@@ -444,6 +444,11 @@ impl<'p> Encoding<'p> {
         }
         let ub_any = or(&enc.ub.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>());
         enc.assert(&implies(&enc.a_noub, &not(&ub_any)));
+        // Every query about complete executions assumes `a_noub`: those are the ones a
+        // filter applies to (a run cut short has no final state to judge).
+        if let Some(f) = &enc.prog.filter {
+            enc.assert(&implies(&enc.a_noub, &enc.prop(f)));
+        }
         enc.assert(&implies(&enc.a_nocut, &not(&enc.cut_any)));
         enc.assert(&implies(&enc.a_cut, &enc.cut_doubt));
         for k in UbKind::OF_PROGRAMS {

@@ -140,7 +140,8 @@ struct Guesses {
     plain: Vec<Bool>,
     /// Rounds grown so far.
     rounds: usize,
-    /// `Some(Ok)`: `values` is all of G; `Some(Err)`: why it stopped growing.
+    /// `Some(Ok)`: `values` is all of G, or G is every value (`lit` is then `true`);
+    /// `Some(Err)`: why it stopped growing.
     done: Option<Result<(), String>>,
 }
 
@@ -837,13 +838,18 @@ impl<'p> Encoding<'p> {
         let mut g = self.guesses(m);
         match self.grow_round(m, &g) {
             Err(why) => g.done = Some(Err(why)),
-            Ok(grown) if grown.len() == g.values.len() => g.done = Some(Ok(())),
+            // Reads may return anything: no constraint is left to assume.
+            Ok(Growth::Every) => {
+                g.lit = konst(true);
+                g.done = Some(Ok(()));
+            }
+            Ok(Growth::Values(grown)) if grown.len() == g.values.len() => g.done = Some(Ok(())),
             Ok(_) if g.rounds >= MAX_ROUNDS => {
                 g.done = Some(Err(format!(
                     "the values written kept growing ({MAX_ROUNDS} rounds of read guesses)"
                 )))
             }
-            Ok(grown) => g = self.justify(grown, g.rounds + 1),
+            Ok(Growth::Values(grown)) => g = self.justify(grown, g.rounds + 1),
         }
         r.guesses.borrow_mut().insert(m.name.clone(), g);
     }
@@ -957,10 +963,16 @@ impl<'p> Encoding<'p> {
     }
 
     /// G's values with every value a justified write performs (one round of growth).
-    fn grow_round(&self, m: &Model, g: &Guesses) -> Result<BTreeSet<u32>, String> {
+    ///
+    /// When a write's value is free (a symbolic subgroup op's result, which only has to
+    /// justify itself), Z3 would find one value after another for ever: the first few values
+    /// found are checked for being any value at all ([`Encoding::writes_every_value`], a proof
+    /// as for outcome families), and then G is every value.
+    fn grow_round(&self, m: &Model, g: &Guesses) -> Result<Growth, String> {
         let r = self.relaxed.as_ref().expect("relaxed");
         let writes: Vec<&CatEv> = r.thread_events(true).iter().map(|&i| &r.evs[i]).collect();
         let mut grown = g.values.clone();
+        let mut tries = 0;
         loop {
             self.building.check(GROWING).map_err(|e| e.to_string())?;
             let q = Bool::fresh_const("query_new_value");
@@ -973,18 +985,32 @@ impl<'p> Encoding<'p> {
             let mut a = self.model_lits(m);
             a.push(q);
             match self.check(&a) {
-                Answer::No => return Ok(grown),
+                Answer::No => return Ok(Growth::Values(grown)),
                 Answer::Unknown(why) => return Err(format!("{GROWING}: {why}")),
                 Answer::Yes(model) => {
                     let yes =
                         |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
                     for (e, p) in writes.iter().zip(&g.plain) {
-                        if yes(&e.guard) && yes(p) {
-                            grown.insert(super::decode::model_u32(
-                                &model,
-                                e.value.as_ref().expect("a write"),
-                            ));
+                        if !(yes(&e.guard) && yes(p)) {
+                            continue;
                         }
+                        let value = e.value.as_ref().expect("a write");
+                        let c = super::decode::model_u32(&model, value);
+                        if grown.contains(&c) {
+                            continue;
+                        }
+                        if tries < EVERY_VALUE_TRIES {
+                            tries += 1;
+                            let must = [e.guard.clone(), p.clone()];
+                            tracing::debug!(value = c, "is every value written?");
+                            // Without `q`: whether the value is new is not the question.
+                            let lits = self.model_lits(m);
+                            if self.writes_every_value(&model, &lits, &must, value, c) {
+                                tracing::debug!(value = c, "a run writes every value");
+                                return Ok(Growth::Every);
+                            }
+                        }
+                        grown.insert(c);
                     }
                     tracing::debug!(values = grown.len(), "value set grown");
                     if grown.len() > MAX_VALUES {
@@ -999,6 +1025,18 @@ impl<'p> Encoding<'p> {
 }
 
 const GROWING: &str = "growing the values reads may return";
+
+/// Values found per round that are checked for standing for every value (each check pins the
+/// whole formula, at most 2 s).
+const EVERY_VALUE_TRIES: usize = 3;
+
+/// What one round of growing G found.
+enum Growth {
+    /// G with the values written in runs inside it.
+    Values(BTreeSet<u32>),
+    /// Some run writes every value: G is all of them.
+    Every,
+}
 
 /// The term "the access's value is one of `values`".
 fn within(e: &CatEv, values: &BTreeSet<u32>) -> Bool {

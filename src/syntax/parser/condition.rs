@@ -46,6 +46,16 @@ impl Parser<'_> {
         })
     }
 
+    /// `filter P`, when the condition is preceded by one (`filter` is a word only there):
+    /// `Some(None)` when there is none, `None` when it has an error (reported where it is).
+    pub(super) fn filter(&mut self) -> Option<Option<Prop>> {
+        if !self.at_word("filter") {
+            return Some(None);
+        }
+        self.bump();
+        self.prop_or().ok().map(Some)
+    }
+
     /// `P || P`, also written `P \/ P`.
     fn prop_or(&mut self) -> PResult<Prop> {
         self.prop_chain(
