@@ -749,13 +749,17 @@ fn dartagnan_vulkan_races_sample_matches_the_published_table() {
         for engine in [Engine::Explore, Engine::Smt] {
             let a = analyse_with(&test, "SSO", engine, &vulkan);
             assert_eq!(a.flags(), want, "{file}, {engine:?}");
+            // A filter alone asks `exists (true)`: some execution passes it, so the answer is
+            // not vacuous (a filter whose `P3` was read as thread 3, not P3's invocation id,
+            // passed none, and every race-free row agreed for nothing).
+            assert_eq!(a.condition_holds, Some(true), "{file}, {engine:?}");
             checked += 1;
         }
         // Without a model that has flags there is no race-free answer to give.
         let sc = query::analyse(&test, &Model::by_name("SSO").unwrap(), &Options::default());
         assert_eq!(sc.unwrap().flags(), query::FlagAnswer::Unknown, "{file}");
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 26);
 }
 
 /// `filter (P)`: an execution whose final state fails P does not count, for the outcomes,

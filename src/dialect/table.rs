@@ -673,6 +673,8 @@ fn read(d: &dyn Dialect, r: &mut Reader) -> Option<Test> {
     }
     // Registers named in the condition must exist: assign 0 where a thread never does.
     let prop = rename_threads(prop, &tid_of);
+    // The filter names threads as the condition does.
+    let filter = filter.map(|f| rename_threads(f, &tid_of));
     let globals = globals
         .into_iter()
         .map(|(name, v)| Global {

@@ -1023,7 +1023,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     ]);
     assert_eq!(r.code, 2, "{}", r.show());
     // A races table (`-DR` in its name, Dartagnan's `CAT_SPEC`) says whether no execution
-    // raises a flag: Dartagnan's own twelve-row sample agrees, a flipped row is reported.
+    // raises a flag: Dartagnan's own thirteen-row sample agrees, a flipped row is reported.
     let races = "tests/data/dartagnan-vulkan";
     let args = |table: &str| {
         vec![
