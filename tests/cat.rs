@@ -470,16 +470,11 @@ fn vulkan_rmw_tags_are_per_half() {
 /// the ten barriers with a quorum (`cbar.acq_rel.dv.semsc0 1, 1, N`), three of which hang.
 #[test]
 fn dartagnan_vulkan_sample_matches_the_published_table() {
-    let dir = Path::new("tests/data/dartagnan-vulkan");
-    let table = std::fs::read_to_string(dir.join("VULKAN-expected.csv")).unwrap();
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let mut checked = 0;
-    for line in table.lines().filter(|l| !l.trim().is_empty()) {
-        let (file, want) = line.split_once(',').unwrap();
-        let test = tangle::load(&dir.join(file), &Default::default())
-            .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
+    for (file, want, test) in dartagnan_rows("tests/data/dartagnan-vulkan", "VULKAN-expected.csv") {
         // tangle computes values (no thin air), Dartagnan's are free: docs/memory-models.md.
-        let want = (want == "1") && !file.ends_with("OOTA.litmus");
+        let want = want && !file.ends_with("OOTA.litmus");
         for model in ["SSO", "CM"] {
             for engine in [Engine::Explore, Engine::Smt] {
                 if model == "CM" && engine == Engine::Explore {
@@ -509,15 +504,9 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
 /// run time). Both engines agree with every row.
 #[test]
 fn dartagnan_ptx_sample_matches_the_published_table() {
-    let dir = Path::new("tests/data/dartagnan-ptx");
-    let table = std::fs::read_to_string(dir.join("PTXv7_5-expected.csv")).unwrap();
     let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
     let mut checked = 0;
-    for line in table.lines().filter(|l| !l.trim().is_empty()) {
-        let (file, want) = line.split_once(',').unwrap();
-        let test = tangle::load(&dir.join(file), &Default::default())
-            .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
-        let want = want == "1";
+    for (file, want, test) in dartagnan_rows("tests/data/dartagnan-ptx", "PTXv7_5-expected.csv") {
         for engine in [Engine::Explore, Engine::Smt] {
             let a = analyse_with(&test, "SSO", engine, &ptx);
             assert_eq!(
@@ -732,16 +721,13 @@ fn dialect_tests_print_as_litmus_that_reads_back() {
 /// differ; with them all agree (docs/memory-models.md). Both engines.
 #[test]
 fn dartagnan_vulkan_races_sample_matches_the_published_table() {
-    let dir = Path::new("tests/data/dartagnan-vulkan");
-    let table = std::fs::read_to_string(dir.join("VULKAN-DR-expected.csv")).unwrap();
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let mut checked = 0;
-    for line in table.lines().filter(|l| !l.trim().is_empty()) {
-        let (file, want) = line.split_once(',').unwrap();
-        let test = tangle::load(&dir.join(file), &Default::default())
-            .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
+    for (file, want, test) in
+        dartagnan_rows("tests/data/dartagnan-vulkan", "VULKAN-DR-expected.csv")
+    {
         assert!(test.filter.is_some(), "{file}");
-        let want = if want == "1" {
+        let want = if want {
             query::FlagAnswer::Free
         } else {
             query::FlagAnswer::Raised
@@ -805,6 +791,22 @@ fn a_filter_drops_executions_from_outcomes_condition_and_flags() {
         let kept: Vec<Vec<u32>> = rows(&sc_plain).into_iter().filter(|v| v[r0] == 1).collect();
         assert_eq!(rows(&sc), kept, "{engine:?}");
     }
+}
+
+/// The rows of a Dartagnan table bundled in `dir` (`path,1|0`): each file, whether its row
+/// says 1, and the test read from it.
+fn dartagnan_rows(dir: &str, table: &str) -> Vec<(String, bool, tangle::syntax::ast::Test)> {
+    let dir = Path::new(dir);
+    let text = std::fs::read_to_string(dir.join(table)).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let (file, want) = line.split_once(',').unwrap();
+            let test = tangle::load(&dir.join(file), &Default::default())
+                .unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
+            (file.to_string(), want == "1", test)
+        })
+        .collect()
 }
 
 /// `test` analysed under execution model `model` and memory model `mm` by `engine`.

@@ -1100,51 +1100,11 @@ fn condition(
         file_text: text,
         errs: Vec::new(),
     };
-    let mut filter = None;
-    if p.peek() == Some("filter") {
-        p.pos += 1;
-        filter = p.or();
-        if filter.is_none() {
-            for (sp, m) in std::mem::take(&mut p.errs) {
-                r.err(sp, m);
-            }
-            return None;
-        }
-    }
-    let q = match (p.peek(), p.toks.get(p.pos + 1).map(|t| t.0.as_str())) {
-        (Some("exists"), _) => Some(Quantifier::Exists),
-        (Some("forall"), _) => Some(Quantifier::Forall),
-        (Some("~"), Some("exists")) => {
-            p.pos += 1;
-            Some(Quantifier::NotExists)
-        }
-        (None, _) if filter.is_some() => None,
-        _ => {
-            p.fail("the final condition (`exists`, `~exists` or `forall`)");
-            for (sp, m) in std::mem::take(&mut p.errs) {
-                r.err(sp, m);
-            }
-            return None;
-        }
-    };
-    let (q, prop) = match q {
-        Some(q) => {
-            p.pos += 1;
-            (q, p.or())
-        }
-        None => (Quantifier::Exists, Some(Prop::True)),
-    };
-    if p.pos < p.toks.len() {
-        let (t, o) = p.toks[p.pos].clone();
-        p.errs.push((
-            span_at(text, o, t.len()),
-            format!("unexpected `{t}` after the condition"),
-        ));
-    }
+    let parsed = p.parts();
     for (sp, m) in std::mem::take(&mut p.errs) {
         r.err(sp, m);
     }
-    Some((q, prop?, filter))
+    parsed
 }
 
 struct CondParser<'a> {
@@ -1157,6 +1117,47 @@ struct CondParser<'a> {
 }
 
 impl CondParser<'_> {
+    /// `[filter P] (exists | ~exists | forall) P`, or a filter alone (`exists (true)`); the
+    /// errors are left in `errs`.
+    fn parts(&mut self) -> Option<(Quantifier, Prop, Option<Prop>)> {
+        let mut filter = None;
+        if self.peek() == Some("filter") {
+            self.pos += 1;
+            filter = Some(self.or()?);
+        }
+        let q = match (
+            self.peek(),
+            self.toks.get(self.pos + 1).map(|t| t.0.as_str()),
+        ) {
+            (Some("exists"), _) => Some(Quantifier::Exists),
+            (Some("forall"), _) => Some(Quantifier::Forall),
+            (Some("~"), Some("exists")) => {
+                self.pos += 1;
+                Some(Quantifier::NotExists)
+            }
+            (None, _) if filter.is_some() => None,
+            _ => {
+                self.fail("the final condition (`exists`, `~exists` or `forall`)");
+                return None;
+            }
+        };
+        let (q, prop) = match q {
+            Some(q) => {
+                self.pos += 1;
+                (q, self.or())
+            }
+            None => (Quantifier::Exists, Some(Prop::True)),
+        };
+        if self.pos < self.toks.len() {
+            let (t, o) = self.toks[self.pos].clone();
+            self.errs.push((
+                span_at(self.file_text, o, t.len()),
+                format!("unexpected `{t}` after the condition"),
+            ));
+        }
+        Some((q, prop?, filter))
+    }
+
     fn peek(&self) -> Option<&str> {
         self.toks.get(self.pos).map(|t| t.0.as_str())
     }

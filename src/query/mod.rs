@@ -128,6 +128,12 @@ impl Options {
         self.timeout_ms = ms;
         self
     }
+    /// Does the memory model raise flags (`vulkan.cat`'s `data-race`)? Then there is a races
+    /// question to answer, and idle loops go one iteration deeper for it.
+    pub fn memory_has_flags(&self) -> bool {
+        self.memory.as_ref().is_some_and(|m| m.cat.has_flags())
+    }
+
     pub fn with_idle_depth(mut self, d: ir::IdleDepth) -> Self {
         self.idle_depth = d;
         self
@@ -435,9 +441,8 @@ pub fn compile_observing(
 /// that a flag raised in an iteration that goes round is found
 /// ([`Program::idle_cuts_hide_no_flag`]).
 pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
-    let flags = opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
     let depth = match opts.idle_depth {
-        ir::IdleDepth::Lanes if flags => ir::IdleDepth::LanesAndOne,
+        ir::IdleDepth::Lanes if opts.memory_has_flags() => ir::IdleDepth::LanesAndOne,
         d => d,
     };
     compile_at(test, opts.unroll, depth, &[], &opts.budget())

@@ -213,9 +213,14 @@ fn beyond_well_founded(
     const ROUNDS: usize = 8;
     let mut thin = Vec::new();
     let mut doubt = None;
+    // Why the list may be short: the rounds ran out, unless a round says otherwise.
+    let mut cut = Some(format!(
+        "after {ROUNDS} rounds of outcomes the well-founded model also allows"
+    ));
     for _ in 0..ROUNDS {
         if thin.len() >= max {
             // The limit was reached before (the caller's note says so).
+            cut = doubt.take();
             break;
         }
         let batch = enc.outcomes_where(models.symbolic, known, max - thin.len(), only_p);
@@ -238,26 +243,14 @@ fn beyond_well_founded(
             }
         }
         if batch.incomplete.is_none() || found == 0 || thin.len() >= max || wf_complete {
-            return crate::engine::smt::SmtOutcomes {
-                outcomes: thin,
-                families: Vec::new(),
-                incomplete: doubt.or(batch.incomplete),
-            };
+            cut = doubt.take().or(batch.incomplete);
+            break;
         }
-    }
-    if thin.len() >= max {
-        return crate::engine::smt::SmtOutcomes {
-            outcomes: thin,
-            families: Vec::new(),
-            incomplete: doubt,
-        };
     }
     crate::engine::smt::SmtOutcomes {
         outcomes: thin,
         families: Vec::new(),
-        incomplete: Some(format!(
-            "after {ROUNDS} rounds of outcomes the well-founded model also allows"
-        )),
+        incomplete: cut,
     }
 }
 

@@ -86,12 +86,11 @@ pub(super) fn conclude(
     // A run cut in an idle loop is dropped with no doubt (its outcome and any undefined
     // behaviour that ends it are found within the bound), but a flag raised in an iteration
     // that went round is found only when the loop was unrolled one iteration deeper.
-    let flags_in_idle_loops = prog.has_idle_cuts()
-        && opts.memory.as_ref().is_some_and(|m| m.cat.has_flags())
-        && !prog.idle_cuts_hide_no_flag();
+    a.flags_judged = opts.memory_has_flags();
+    let flags_in_idle_loops =
+        a.flags_judged && prog.has_idle_cuts() && !prog.idle_cuts_hide_no_flag();
     a.undefined_behaviour_complete =
         proof && a.undefined_behaviour_undecided.is_empty() && !flags_in_idle_loops;
-    a.flags_judged = opts.memory.as_ref().is_some_and(|m| m.cat.has_flags());
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();
     a.outcomes_listed = f.outcomes.is_some();
     a.outcomes = f

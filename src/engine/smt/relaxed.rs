@@ -982,7 +982,8 @@ impl<'p> Encoding<'p> {
                 .map(|(e, p)| and(&[&e.guard, &not(&within(e, &grown)), p]))
                 .collect();
             self.assert(&implies(&q, &or(&outside)));
-            let mut a = self.model_lits(m);
+            let lits = self.model_lits(m);
+            let mut a = lits.clone();
             a.push(q);
             match self.check(&a) {
                 Answer::No => return Ok(Growth::Values(grown)),
@@ -1004,7 +1005,6 @@ impl<'p> Encoding<'p> {
                             let must = [e.guard.clone(), p.clone()];
                             tracing::debug!(value = c, "is every value written?");
                             // Without `q`: whether the value is new is not the question.
-                            let lits = self.model_lits(m);
                             if self.writes_every_value(&model, &lits, &must, value, c) {
                                 tracing::debug!(value = c, "a run writes every value");
                                 return Ok(Growth::Every);
