@@ -4,7 +4,8 @@
 //!
 //! Reads `dartagnan/src/test/resources/SUITE-expected.csv` (`path,1|0`: 1 when every
 //! execution terminates, 0 when one can run forever; rows commented out with `;` are
-//! skipped, as Dartagnan skips them), runs `tangle liveness` (the explorer or Z3, SC memory) on each
+//! skipped, as Dartagnan skips them), runs `tangle liveness` (the explorer or Z3; SC memory
+//! unless `--memory-model` names another, explorer only) on each
 //! file and prints tangle's answer next to Dartagnan's, then the totals: agreements,
 //! disagreements, unknowns, refused files, the median and total time. The progress model
 //! defaults to the suite's (`-Fair`, `-HSA`, `-OBE`, `-HSA_OBE`, `-LOBE`; fair for PTX).
@@ -34,6 +35,9 @@ struct Args {
     /// The engine: explore (state-graph cycles) or smt (the spin-loop reduction).
     #[arg(long, default_value = "explore")]
     engine: String,
+    /// The memory model: sc (the default), vulkan, ptx or a .cat file (explorer only).
+    #[arg(long, default_value = "sc")]
+    memory_model: String,
     /// Loop bound (iterations of each thread's block loop).
     #[arg(long, default_value_t = 16)]
     unroll: u32,
@@ -85,10 +89,15 @@ fn main() {
             std::process::exit(2)
         }
     };
-    let opts = Options::default()
+    let memory = tangle::memory::MemoryModel::resolve(&args.memory_model).unwrap_or_else(|e| {
+        eprintln!("--memory-model: {e}");
+        std::process::exit(2)
+    });
+    let mut opts = Options::default()
         .with_engine(engine)
         .with_unroll(args.unroll)
         .with_timeout_ms(Some(args.timeout));
+    opts.memory = memory.map(std::sync::Arc::new);
     let (mut agree, mut differ, mut unknown, mut refused) = (0, 0, 0, 0);
     let mut times = Vec::new();
     let mut rows = Vec::new();
@@ -165,10 +174,11 @@ fn main() {
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "{} under {}+{} ({engine}, SC, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
+        "{} under {}+{} ({engine}, {} memory, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
         args.suite,
         model.name,
         progress.name(),
+        args.memory_model,
         args.unroll,
         start.elapsed().as_secs_f64()
     );

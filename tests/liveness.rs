@@ -541,6 +541,11 @@ fn dartagnan_barrier_tests_match_the_published_liveness_rows() {
         let rows = std::fs::read_to_string(dir.join(table)).unwrap();
         for line in rows.lines().filter(|l| !l.trim().is_empty()) {
             let (file, want) = line.split_once(',').unwrap();
+            // Weak loads may miss a store for ever under PTX, not under SC (checked under
+            // `ptx` below).
+            if file.ends_with("XF-Barrier-weak.litmus") {
+                continue;
+            }
             let test = tangle::load(&dir.join(file), &Default::default()).unwrap();
             let want = if want == "1" {
                 LiveVerdict::Live
@@ -554,7 +559,7 @@ fn dartagnan_barrier_tests_match_the_published_liveness_rows() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 22);
+    assert_eq!(checked, 24);
 }
 
 /// A complete outcome list `a` found past a cut, against Z3's `z` at a deeper bound: are the
@@ -746,5 +751,121 @@ fn idle_loops_under_a_memory_model_hide_no_outcome() {
     assert!(
         compared >= 8 && equal * 2 >= compared,
         "{compared} compared, {equal} equal"
+    );
+}
+
+// ---- Liveness under a memory model ----------------------------------------------------------
+
+fn under(model: &str) -> Options {
+    let mut o = opts();
+    o.memory = tangle::memory::MemoryModel::resolve(model)
+        .unwrap()
+        .map(std::sync::Arc::new);
+    o
+}
+
+/// Under a memory model the explorer decides liveness by the spin-loop reduction over the runs
+/// it explores (docs/progress.md, "Liveness under a memory model"). The PTX sample's liveness
+/// rows under the bundled `ptx` model: every published row, `XF-Barrier-weak` included. Its
+/// flag is polled with weak loads, which PTX lets miss the last write for ever (coherence
+/// does not order weak writes of different threads); SC cannot say that, so there the answer
+/// is `live`, the documented difference. Its `-rlx` and `-relacq` variants are live both ways.
+/// The witness names the thread that spins and the one blocked at the barrier after it.
+#[test]
+fn under_ptx_the_ptx_liveness_sample_matches_the_published_rows() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-ptx");
+    let rows = std::fs::read_to_string(dir.join("PTXv7_5-Liveness-expected.csv")).unwrap();
+    let (fair, m, ptx) = (
+        Progress::parse("fair").unwrap(),
+        Model::by_name("SSO").unwrap(),
+        under("ptx"),
+    );
+    let mut checked = 0;
+    for line in rows.lines().filter(|l| !l.trim().is_empty()) {
+        let (file, want) = line.split_once(',').unwrap();
+        let test = tangle::load(&dir.join(file), &Default::default()).unwrap();
+        let r = liveness(&test, &m, &fair, &ptx).unwrap();
+        let want = if want == "1" {
+            LiveVerdict::Live
+        } else {
+            LiveVerdict::Violated
+        };
+        assert_eq!(r.verdict, want, "{file}");
+        if file.ends_with("XF-Barrier-weak.litmus") {
+            assert_eq!(r.hang, Some(HangKind::Spin));
+            let role = |t: u32| r.threads.iter().find(|x| x.thread == t).unwrap().role;
+            // P1 (thread 2) spins on f; the others end (a barrier without a quorum does not
+            // wait: docs/memory-models.md, "Barriers named by an id").
+            assert_eq!(
+                [0, 1, 2, 3].map(role),
+                ["terminated", "terminated", "spins", "terminated"],
+                "{:?}",
+                r.threads
+            );
+            assert!(!r.cycle.is_empty() && !r.prefix.is_empty());
+            let sc = liveness(&test, &m, &fair, &opts()).unwrap();
+            assert_eq!(sc.verdict, LiveVerdict::Live, "under SC the store is seen");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 15);
+}
+
+/// The reduction over relaxed runs under `sc.cat` against the built-in SC's state graph: on
+/// the liveness suite (every model whose loop steps run alone there) and thirty random
+/// flag-and-spin programs, under the progress models, they never contradict each other, and
+/// both decide most answers. Two algorithms for one question: lassos of SC states, and runs
+/// that stop with every spinning read reading the coherence-last write.
+#[test]
+fn liveness_under_sc_cat_agrees_with_the_built_in_sc() {
+    // (Runs that change state at every iteration reach the state limit slowly under a
+    // memory model: a smaller one keeps the test short.)
+    let sc_cat = under("sc.cat").with_max_states(100_000);
+    let (mut both, mut violated, mut declined) = (0, 0, 0);
+    let mut bad = Vec::new();
+    let mut check = |name: &str, test: &tangle::syntax::ast::Test, m: &Model, p: &Progress| {
+        let e = liveness(test, m, p, &opts()).unwrap().verdict;
+        let r = liveness(test, m, p, &sc_cat).unwrap().verdict;
+        if contradicts(&e, &r) {
+            bad.push(format!(
+                "{name} under {} and {}: SC {e:?}, sc.cat {r:?}",
+                m.name,
+                p.name()
+            ));
+        }
+        match (&e, &r) {
+            (_, LiveVerdict::Unknown(why)) => {
+                assert!(!why.is_empty());
+                declined += 1;
+            }
+            (LiveVerdict::Unknown(_), _) => {}
+            (_, v) => {
+                both += 1;
+                violated += usize::from(*v == LiveVerdict::Violated);
+            }
+        }
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let test = tangle::syntax::parse_file(&entry.unwrap().path()).unwrap();
+        for m in ["CM", "SSO"] {
+            for p in ["fair", "hsa", "obe", "unfair"] {
+                let (m, p) = (Model::by_name(m).unwrap(), Progress::parse(p).unwrap());
+                check(&test.name, &test, &m, &p);
+            }
+        }
+    }
+    let sso = Model::by_name("SSO").unwrap();
+    for seed in 0..30u64 {
+        let (text, test) = spin_program(seed, [(2, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 2)]);
+        for p in ["fair", "hsa", "obe", "unfair"] {
+            check(&text, &test, &sso, &Progress::parse(p).unwrap());
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    eprintln!("{both} decided by both ({violated} violated), {declined} unknown under sc.cat");
+    assert!(
+        both >= 100 && violated >= 30,
+        "{both} decided by both ({violated} violated), {declined} unknown under sc.cat"
     );
 }

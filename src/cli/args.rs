@@ -353,9 +353,12 @@ pub struct LivenessArgs {
     #[arg(long)]
     pub progress: Vec<String>,
     #[command(flatten)]
+    pub memory: MemoryArgs,
+    #[command(flatten)]
     pub unroll: UnrollArg,
-    /// The engine: explore (the state graph's cycles) or smt (the spin-loop reduction, for
-    /// loops whose steps run alone; see docs/progress.md).
+    /// The engine: explore (the state graph's cycles; under a memory model, spinning threads
+    /// of the runs it explores) or smt (the spin-loop reduction, for loops whose steps run
+    /// alone, under SC memory; see docs/progress.md).
     #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
     pub engine: EngineArg,
     #[command(flatten)]

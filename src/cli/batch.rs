@@ -431,6 +431,10 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         },
         None => None,
     };
+    let memories = match a.memory.resolve() {
+        Ok(m) => m,
+        Err(e) => return out::error(e),
+    };
     let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
     let bar = out::progress(tests.len() as u64, "liveness");
     let mut reports = Vec::new();
@@ -459,7 +463,12 @@ pub fn liveness(a: &LivenessArgs) -> Status {
             None if progresses.is_empty() => vec![fair.clone()],
             None => progresses.clone(),
         };
-        for m in &models {
+        for (m, mm) in models
+            .iter()
+            .flat_map(|m| memories.iter().map(move |mm| (m, mm)))
+        {
+            let mut opts = opts.clone();
+            opts.memory = mm.clone();
             for p in &progresses {
                 match query::liveness::liveness(t, m, p, &opts) {
                     Ok(mut r) => {

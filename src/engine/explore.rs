@@ -12,10 +12,12 @@
 use super::trace::{At, Effect, Step};
 use crate::budget::Budget;
 use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
+use crate::ir::cfg::Role;
 use crate::ir::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
 use crate::memory::{self, Access, Judgement, MemoryModel, What};
 use crate::model::Model;
+use crate::progress::ThreadStatus;
 use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
 use std::cell::Cell;
@@ -112,6 +114,12 @@ pub struct Exploration {
     written: BTreeSet<u32>,
     /// With [`ExploreOptions::liveness`]: the state graph.
     pub graph: Option<StateGraph>,
+    /// Liveness under a memory model: the states where the run may stop for good (a thread
+    /// spins, or nothing can move), with each thread's status there. `engine::lasso` asks the
+    /// progress model and the memory model which of them are hangs.
+    pub stops: Vec<(StateRef, Vec<ThreadStatus>)>,
+    /// The memory model the exploration ran under, if not SC.
+    memory: Option<Arc<MemoryModel>>,
 }
 
 /// The explored state graph, kept for the liveness question (`engine::lasso`).
@@ -173,6 +181,38 @@ impl Exploration {
         (!th.done).then_some((th.block, th.pc))
     }
 
+    /// Liveness under a memory model: can the run that stops in state `s` stop there for
+    /// good? Its events must make a consistent execution in which the reads of each spinning
+    /// thread's repeated iterations read coherence-maximal writes
+    /// ([`memory::hang_consistent`]). `Ok(None)`: too many candidates, or the budget ran out.
+    pub fn stop_consistent(
+        &self,
+        prog: &Program,
+        s: StateRef,
+        budget: &Budget,
+    ) -> Result<Option<bool>, String> {
+        let Some(mm) = &self.memory else {
+            return Err("the exploration ran under SC memory".into());
+        };
+        let (state, _) = self.visited.get_index(s as usize).expect("valid ref");
+        let runs = state.runs();
+        let fair: Vec<usize> = (state.threads.iter().zip(&runs))
+            .map(|(t, r)| t.spin_from.map_or(r.len(), |(from, _)| from as usize))
+            .collect();
+        let init = prog.initial_memory();
+        memory::hang_consistent(prog, mm, &runs, &init, budget, &fair)
+            .map_err(|e| format!("memory model: {e}"))
+    }
+
+    /// Liveness under a memory model: where thread `t` spins in state `s`, if it does: the
+    /// index of its first event in the iterations it repeats, and the loop header they
+    /// start from.
+    pub fn spin_at(&self, s: StateRef, t: u32) -> Option<(u32, BlockId)> {
+        let (state, _) = self.visited.get_index(s as usize)?;
+        let th = state.threads.get(t as usize)?;
+        th.spin_from
+    }
+
     /// The full trace of a dead end: the steps to its state, then the failing step.
     pub fn trace_of(&self, d: &DeadEnd) -> Vec<Step> {
         let mut t = self.trace_to(d.state);
@@ -197,6 +237,14 @@ struct Thread {
     /// Liveness only: the thread has taken a visible step (progress models that guarantee
     /// only started threads read this).
     started: bool,
+    /// Liveness under a memory model: its last loop-header entries (header, registers, events
+    /// so far), at most [`super::MAX_SPIN_PERIOD`] of them.
+    entries: Vec<(BlockId, Vec<u32>, u32)>,
+    /// Liveness under a memory model: it came back to a header as it entered it some
+    /// iterations before, writing nothing on the way, so it may repeat those iterations
+    /// forever; it takes no more steps. The index of the first event of those iterations,
+    /// and the header they start from.
+    spin_from: Option<(u32, BlockId)>,
 }
 
 /// A lazy op instance: (subgroup, block, instruction index).
@@ -292,6 +340,9 @@ struct Explorer<'p> {
     written: std::cell::RefCell<BTreeSet<u32>>,
     /// Liveness: loop edges are visible steps and threads record that they started.
     liveness: bool,
+    /// Liveness under a memory model: a thread that comes back to a loop header as it was,
+    /// having written nothing, spins there and stops ([`Thread::spin_from`]).
+    spin_reduction: bool,
     /// Idle-loop back edges taken beyond what outcomes need
     /// ([`Program::idle_back_edge`]): 1 under a memory model with flags.
     flag_rounds: u32,
@@ -347,7 +398,9 @@ pub fn explore(
         return Err(ExploreError::Symbolic(model.name.clone()));
     }
     if let Some(mm) = &opts.memory {
-        return Ok(explore_relaxed(prog, model, opts, mm));
+        let mut r = explore_relaxed(prog, model, opts, mm);
+        r.memory = Some(mm.clone());
+        return Ok(r);
     }
     let (marked, mattered) = explore_with(prog, model, opts, Unspecified::Mark, None);
     if !mattered {
@@ -402,6 +455,7 @@ fn explore_with<'p>(
     relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
 ) -> (Exploration, bool) {
     let flag_rounds = relaxed.as_ref().is_some_and(|(m, _)| m.cat.has_flags()) as u32;
+    let spin_reduction = opts.liveness && relaxed.is_some();
     let mut ex = Explorer {
         relaxed,
         prog,
@@ -414,6 +468,7 @@ fn explore_with<'p>(
         mattered: Cell::new(false),
         written: Default::default(),
         liveness: opts.liveness,
+        spin_reduction,
         loose: loose_loops(prog, model),
         flag_rounds,
     };
@@ -428,6 +483,8 @@ fn explore_with<'p>(
                 pending: Vec::new(),
                 events: Vec::new(),
                 started: false,
+                entries: Vec::new(),
+                spin_from: None,
             })
             .collect(),
         mem: prog.initial_memory(),
@@ -454,8 +511,12 @@ fn explore_with<'p>(
         forbidden_by: BTreeMap::new(),
         executions: BTreeMap::new(),
         graph: None,
+        stops: Vec::new(),
+        memory: None,
     };
-    let mut graph = opts.liveness.then(StateGraph::default);
+    // Under a memory model states keep their events, so they never repeat: hangs are found
+    // through spinning threads instead (`Thread::spin_from`), and no graph is kept.
+    let mut graph = (opts.liveness && !spin_reduction).then(StateGraph::default);
     let mut places: HashMap<Vec<u32>, u32> = HashMap::new();
     // State 0 is the raw initial state; its successors are its normalisations (the eager
     // steps taken before any real choice), which may already fork on unspecified values.
@@ -545,6 +606,11 @@ fn explore_with<'p>(
             if state.unspecified && ex.unspecified_read.is_none() {
                 ex.unspecified_read = Some(here);
             }
+            // (Liveness asks nothing of a run that ended.)
+            if ex.spin_reduction {
+                i += 1;
+                continue;
+            }
             if let Some((mm, _)) = &ex.relaxed {
                 let runs = state.runs();
                 let keep = |fin: &[u32]| {
@@ -611,6 +677,10 @@ fn explore_with<'p>(
             if let Some(g) = graph.as_mut() {
                 g.ub[i] = true;
             }
+            // The threads at the barrier never pass it: a deadlock, if the run is an execution.
+            if ex.spin_reduction && ex.speculation_confirmed(&state) {
+                result.stops.push((here, ex.statuses(&state, &[])));
+            }
             let kind = DeadKind::Ub(UbKind::BarrierDivergence);
             if ex.speculation_confirmed(&state)
                 && ex.may_begin_execution(&state, None, &kind, &result, &opts.budget)
@@ -628,7 +698,12 @@ fn explore_with<'p>(
             break;
         }
         // A state stuck only because a speculation failed is no execution at all.
-        if succs.is_empty() && result.stuck.is_none() && ex.speculation_confirmed(&state) {
+        if ex.spin_reduction {
+            let spins = state.threads.iter().any(|t| t.spin_from.is_some());
+            if (spins || succs.is_empty()) && ex.speculation_confirmed(&state) {
+                result.stops.push((here, ex.statuses(&state, &succs)));
+            }
+        } else if succs.is_empty() && result.stuck.is_none() && ex.speculation_confirmed(&state) {
             result.stuck = Some(here);
         }
         if let Some(g) = graph.as_mut() {
@@ -666,21 +741,28 @@ fn explore_with<'p>(
 /// bound cut one.
 fn note_enabled(g: &mut StateGraph, here: StateRef, succs: &[Outcome]) {
     let h = here as usize;
+    g.cut[h] |= succs
+        .iter()
+        .any(|o| matches!(o, Outcome::Dead(DeadKind::Cut { .. }, ..)));
+    g.enabled[h] = enabled(succs);
+}
+
+/// The threads that have a step among `succs` (including one the loop bound cut).
+fn enabled(succs: &[Outcome]) -> Vec<u32> {
+    let mut en = Vec::new();
     for o in succs {
         let first = match o {
             Outcome::Next(_, steps) => steps.first(),
-            Outcome::Dead(kind, step, _) => {
-                g.cut[h] |= matches!(kind, DeadKind::Cut { .. });
-                Some(step)
-            }
+            Outcome::Dead(_, step, _) => Some(step),
             Outcome::Pruned => None,
         };
         for &t in first.map_or(&[][..], |st| &st.threads) {
-            if !g.enabled[h].contains(&t) {
-                g.enabled[h].push(t);
+            if !en.contains(&t) {
+                en.push(t);
             }
         }
     }
+    en
 }
 
 /// Adds the successors of state `here` to the search; returns each successor with the threads
@@ -978,7 +1060,7 @@ impl<'p> Explorer<'p> {
     /// Is the next step of thread `u` one to take eagerly (invisible to every other thread)?
     fn eager(&self, s: &State, u: usize) -> bool {
         let t = &s.threads[u];
-        if t.done || self.blocked(t) {
+        if t.done || t.spin_from.is_some() || self.blocked(t) {
             return false;
         }
         let kind = self.kind_at(t);
@@ -1063,7 +1145,7 @@ impl<'p> Explorer<'p> {
         let mut groups_done: Vec<(u32, BlockId, u32)> = Vec::new();
         for u in 0..s.threads.len() {
             let t = &s.threads[u];
-            if t.done || self.blocked(t) {
+            if t.done || t.spin_from.is_some() || self.blocked(t) {
                 continue;
             }
             let kind = self.kind_at(t);
@@ -1284,7 +1366,12 @@ impl<'p> Explorer<'p> {
     /// instruction and whether the step is collective.
     fn record(&self, s: &mut State, u: usize, at: (BlockId, u32, bool), what: What) {
         if self.relaxed.is_some() {
-            let step = s.step;
+            // Only fences keep their place in the schedule when only theirs is read.
+            let step = if self.sched_fences() && !matches!(what, What::Fence { .. }) {
+                0
+            } else {
+                s.step
+            };
             s.threads[u].events.push(Access {
                 block: at.0,
                 instr: at.1,
@@ -1295,11 +1382,79 @@ impl<'p> Explorer<'p> {
         }
     }
 
-    /// Closes a step: the schedule position advances when the memory model reads it.
+    /// Liveness under a memory model: thread `t` enters loop header `hb`. If it entered the
+    /// same header (in the same iterations of the loops around) some iterations before, with
+    /// the registers it has now, and wrote nothing since, those iterations can repeat forever
+    /// unchanged: it spins, and stops (a run that went round them again and then left is the
+    /// run that left at once, which is explored too, as Dartagnan's spin-loop reduction argues).
+    fn enter_header(&self, t: &mut Thread, hb: BlockId) {
+        let blocks = &self.prog.blocks;
+        let here = &blocks[hb as usize];
+        let outer = here.iters.len().saturating_sub(1);
+        let same_loop = |b: BlockId| {
+            let then = &blocks[b as usize];
+            then.sblock == here.sblock
+                && then.iters.len() == here.iters.len()
+                && then.iters[..outer] == here.iters[..outer]
+        };
+        let writes =
+            |a: &Access| matches!(a.what, What::Write { .. } | What::Rmw { new: Some(_), .. });
+        let spins = t.entries.iter().rev().find(|(b, regs, from)| {
+            same_loop(*b) && *regs == t.regs && !t.events[*from as usize..].iter().any(writes)
+        });
+        if let Some(&(b, _, from)) = spins {
+            t.spin_from = Some((from, b));
+            return;
+        }
+        t.entries.push((hb, t.regs.clone(), t.events.len() as u32));
+        if t.entries.len() > super::MAX_SPIN_PERIOD as usize {
+            t.entries.remove(0);
+        }
+    }
+
+    /// Liveness under a memory model: each thread's status in `s`, whose successors are
+    /// `succs` (a thread with no step there is blocked).
+    fn statuses(&self, s: &State, succs: &[Outcome]) -> Vec<ThreadStatus> {
+        let en = enabled(succs);
+        (s.threads.iter().enumerate())
+            .map(|(u, t)| {
+                let stuck = !t.done && t.spin_from.is_none() && !en.contains(&(u as u32));
+                ThreadStatus {
+                    terminated: t.done,
+                    started: t.started,
+                    blocked: stuck,
+                    moves: t.spin_from.is_some(),
+                    waits: stuck,
+                }
+            })
+            .collect()
+    }
+
+    /// Closes a step: the schedule position advances when the memory model reads it (when it
+    /// reads it between fences only, after a step that recorded a fence: a fence recorded at
+    /// the current position can only be this step's).
     fn end_step(&self, s: &mut State) {
-        if self.relaxed.as_ref().is_some_and(|(m, _)| m.uses_sched) {
+        if !self.relaxed.as_ref().is_some_and(|(m, _)| m.uses_sched) {
+            return;
+        }
+        let fenced = || {
+            s.threads.iter().any(|t| {
+                t.events
+                    .last()
+                    .is_some_and(|a| a.step == s.step && matches!(a.what, What::Fence { .. }))
+            })
+        };
+        if !self.sched_fences() || fenced() {
             s.step += 1;
         }
+    }
+
+    /// The memory model reads the schedule between fences only
+    /// ([`MemoryModel::sched_fences_only`]).
+    fn sched_fences(&self) -> bool {
+        self.relaxed
+            .as_ref()
+            .is_some_and(|(m, _)| m.sched_fences_only)
     }
 
     /// Branch steps for `threads` (one thread, or a collective group), each to its own target.
@@ -1336,7 +1491,9 @@ impl<'p> Explorer<'p> {
             });
             match target {
                 Target::Cut => {
-                    let idle = self.prog.idle_cut(block);
+                    // (Liveness under a memory model counts every cut: a loop idle for the
+                    // outcomes may still change a dead register, so it never spins.)
+                    let idle = self.prog.idle_cut(block) && !self.spin_reduction;
                     return Outcome::Dead(DeadKind::Cut { idle }, step, None);
                 }
                 Target::Block(nb) => {
@@ -1351,6 +1508,10 @@ impl<'p> Explorer<'p> {
                     let t = &mut s.threads[u];
                     t.block = nb;
                     t.pc = 0;
+                    if self.spin_reduction && self.prog.blocks[nb as usize].role == Role::LoopHeader
+                    {
+                        self.enter_header(t, nb);
+                    }
                 }
             }
         }

@@ -14,7 +14,8 @@
 //! also has a state that did not, so the bound hides no behaviour the places do not show.
 
 use super::explore::{Exploration, StateGraph, StateRef};
-use crate::ir::Layout;
+use crate::budget::Budget;
+use crate::ir::{Layout, Program};
 use crate::progress::{Progress, ThreadStatus};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, VecDeque};
@@ -86,6 +87,91 @@ pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Findin
              may run long but finish"
                 .into(),
         );
+    }
+    Finding::Live
+}
+
+/// Decides termination under a memory model, from an exploration made with
+/// `ExploreOptions::liveness` and that model (docs/progress.md, "Liveness under a memory
+/// model"). Its states never repeat (they keep their events); instead a thread that comes back
+/// to a loop header as it was, having written nothing, spins and stops there. A state where
+/// the run may stop for good ([`Exploration::stops`]) is a hang when
+/// - some thread spins and the progress model accepts the statuses, or every thread left is
+///   blocked (a deadlock), and
+/// - its events make a consistent execution in which the spinning iterations read
+///   coherence-maximal writes ([`Exploration::stop_consistent`]): what they read can no longer
+///   change, so they can repeat forever.
+///
+/// With no hang, the answer is `live` only when no run consistent so far reached the loop
+/// bound: such a run went round a loop changing its state each time, and might do so forever.
+pub fn analyse_relaxed(
+    ex: &Exploration,
+    prog: &Program,
+    progress: &Progress,
+    budget: &Budget,
+) -> Finding {
+    let layout = &prog.layout;
+    let mut doubt: Option<String> = None;
+    for (s, status) in &ex.stops {
+        let live = |t: &ThreadStatus| !t.terminated;
+        if !status.iter().any(live) {
+            continue;
+        }
+        let spins = status.iter().any(|t| t.moves);
+        let deadlock = !spins && status.iter().filter(|t| live(t)).all(|t| t.blocked);
+        if !deadlock
+            && (!spins
+                || progress
+                    .fair(&|r, d| layout.scope_members(r, d), status)
+                    .is_none())
+        {
+            continue;
+        }
+        match ex.stop_consistent(prog, *s, budget) {
+            Ok(Some(true)) => {
+                let threads = 0..status.len() as u32;
+                let of = |f: fn(&ThreadStatus) -> bool| {
+                    threads
+                        .clone()
+                        .filter(|&t| f(&status[t as usize]))
+                        .collect::<Vec<u32>>()
+                };
+                return Finding::Hang(Hang {
+                    prefix_to: *s,
+                    cycle: Vec::new(),
+                    spinning: of(|t| t.moves),
+                    blocked: of(|t| !t.terminated && t.blocked),
+                    starved: of(|t| !t.terminated && !t.moves && !t.blocked),
+                });
+            }
+            Ok(Some(false)) => {}
+            Ok(None) => {
+                doubt.get_or_insert_with(|| {
+                    "a run that may hang has too many candidate executions to judge".into()
+                });
+            }
+            Err(e) => {
+                doubt.get_or_insert(e);
+            }
+        }
+    }
+    if ex.limit_hit {
+        return Finding::Unknown(
+            ex.stopped
+                .clone()
+                .unwrap_or_else(|| "the search stopped early".into()),
+        );
+    }
+    if let Some(why) = doubt {
+        return Finding::Unknown(why);
+    }
+    if ex.cut.is_some() {
+        return Finding::Unknown(format!(
+            "a loop reached the bound (--unroll {}) in a run whose iterations changed its \
+             thread's state each time: a larger --unroll may decide, or the loop may change \
+             state forever",
+            prog.unroll
+        ));
     }
     Finding::Live
 }

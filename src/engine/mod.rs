@@ -1,5 +1,61 @@
 //! Engines: given an unrolled program and a model, find the executions.
+use crate::ir::{Op, Program};
+use crate::model::Model;
+use crate::vocab::{Class, Kind, Members};
 pub mod explore;
 pub mod lasso;
 pub mod smt;
 pub mod trace;
+
+/// The most loop iterations a spin may take to come back to the state it started from (a
+/// loop over basic blocks, as Dartagnan's litmus threads become, spins through several
+/// blocks). Both engines look this far back for an iteration window that changed nothing.
+pub const MAX_SPIN_PERIOD: u32 = 8;
+
+/// Why the spin-loop reduction (a thread that comes back to a loop header as it was can
+/// repeat those iterations forever) cannot decide `m` on `prog`, if it cannot. It needs loops
+/// whose steps run alone: a spinning thread then never waits, and threads waiting after its
+/// loop see it undecided whatever iteration it is in. Under SSO that means no subgroup op or
+/// barrier inside a loop; under CM, SM and SCF every loop step waits for the subgroup, unless
+/// subgroups have one lane; Lazy, Spec and Symb steps are not covered.
+pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
+    let lay = prog.layout;
+    let lanes = lay.subgroup.min(lay.workgroup) > 1;
+    let waits = |k: Kind| lanes && m.rule(k).members != Members::Alone;
+    for k in Kind::MODELLED {
+        let c = m.class(k);
+        if matches!(c, Class::Lazy | Class::Speculative | Class::Symbolic) {
+            return Err(format!(
+                "the spin-loop reduction does not cover {} {} steps (under {})",
+                c.name(),
+                k.name(),
+                m.name
+            ));
+        }
+    }
+    for block in &prog.blocks {
+        if prog.cfg.blocks[block.sblock].loops.is_empty() {
+            continue;
+        }
+        let waiting = if waits(Kind::Label) || waits(Kind::Branch) {
+            Some(block.span.line)
+        } else {
+            block
+                .instrs
+                .iter()
+                .find(|i| {
+                    (matches!(i.op, Op::WorkgroupBarrier) && lay.workgroup > 1)
+                        || waits(i.op.kind())
+                })
+                .map(|i| i.span.line)
+        };
+        if let Some(line) = waiting {
+            return Err(format!(
+                "the spin-loop reduction needs loops whose steps run alone, and under {} the \
+                 loop step at line {line} waits for other threads",
+                m.name
+            ));
+        }
+    }
+    Ok(())
+}

@@ -126,7 +126,7 @@ pub fn judge(
     budget: &crate::budget::Budget,
     keep: &dyn Fn(&[u32]) -> bool,
 ) -> Result<Judgement, EvalError> {
-    judge_by(prog, model, &model.cat, runs, init, budget, false, keep)
+    judge_by(prog, model, runs, init, budget, Goal::All, keep)
 }
 
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
@@ -140,31 +140,54 @@ pub fn prefix_consistent(
     budget: &crate::budget::Budget,
 ) -> Result<Option<bool>, EvalError> {
     // (A run cut short has no final state for a filter to judge.)
-    let j = judge_by(
-        prog,
-        model,
-        &model.prefix,
-        runs,
-        init,
-        budget,
-        true,
-        &|_| true,
-    )?;
+    let j = judge_by(prog, model, runs, init, budget, Goal::Prefix, &|_| true)?;
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
-/// Judges a run by the checks of `cat`; with `first`, stops at the first consistent candidate.
-#[allow(clippy::too_many_arguments)]
-fn judge_by(
+/// Can a run stopped where it stands go on forever (docs/progress.md, "Liveness under a memory
+/// model")? Its events must make a consistent execution (every axiom) in which each read of
+/// thread `t` from its access `fair[t]` on (the iteration it repeats forever) reads a
+/// coherence-maximal write of its cell: a later write would eventually be seen, so a read of
+/// an older one cannot repeat forever. `None` when the candidates were too many or the budget
+/// ran out.
+pub fn hang_consistent(
     prog: &Program,
     model: &MemoryModel,
-    cat: &crate::cat::Model,
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
-    first: bool,
+    fair: &[usize],
+) -> Result<Option<bool>, EvalError> {
+    let j = judge_by(prog, model, runs, init, budget, Goal::Hang(fair), &|_| true)?;
+    Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
+}
+
+/// What a judgement looks for.
+#[derive(Clone, Copy)]
+enum Goal<'a> {
+    /// Every consistent candidate, its finals, flags and near misses.
+    All,
+    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]).
+    Prefix,
+    /// One consistent candidate whose reads from `fair[t]` on read coherence-maximal writes.
+    Hang(&'a [usize]),
+}
+
+/// Judges a run as `goal` asks.
+fn judge_by(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    goal: Goal,
     keep: &dyn Fn(&[u32]) -> bool,
 ) -> Result<Judgement, EvalError> {
+    let (cat, first) = match goal {
+        Goal::All => (&model.cat, false),
+        Goal::Prefix => (&model.prefix, true),
+        Goal::Hang(_) => (&model.cat, true),
+    };
     let mut ev: Vec<Event> = Vec::new();
     // Initial writes: one per cell some thread touches.
     let mut cells = BTreeSet::new();
@@ -319,16 +342,28 @@ fn judge_by(
         count = count.saturating_mul(orders_count(ws.len(), partial));
     }
     let mut out = Judgement::default();
-    if count
-        > if first {
-            MAX_PREFIX_CANDIDATES
-        } else {
-            MAX_CANDIDATES
-        }
-    {
+    let cap = match goal {
+        Goal::Prefix => MAX_PREFIX_CANDIDATES,
+        _ => MAX_CANDIDATES,
+    };
+    if count > cap {
         out.too_many = true;
         return Ok(out);
     }
+    // Under `Goal::Hang`: per read, the index of its cell's orders when it must read a
+    // coherence-maximal write.
+    let order_of: BTreeMap<u32, usize> = writes.keys().enumerate().map(|(k, &c)| (c, k)).collect();
+    let must_be_last: Vec<Option<usize>> = reads
+        .iter()
+        .map(|&r| {
+            let Goal::Hang(fair) = goal else {
+                return None;
+            };
+            let e = &ev[r];
+            let t = e.thread? as usize;
+            (e.access >= fair[t]).then(|| order_of[&e.cell.expect("a read has a cell")])
+        })
+        .collect();
     let mut orders: Vec<Vec<CoOrder>> = Vec::new();
     for (init, ws) in writes.values() {
         match coherence_orders(*init, ws, partial, budget) {
@@ -352,6 +387,16 @@ fn judge_by(
         let mut co_pick = vec![0usize; orders.len()];
         loop {
             let chosen: Vec<&CoOrder> = orders.iter().zip(&co_pick).map(|(o, &k)| &o[k]).collect();
+            let stale = must_be_last
+                .iter()
+                .enumerate()
+                .any(|(k, o)| o.is_some_and(|o| !chosen[o].last.contains(&sources[k][rf_pick[k]])));
+            if stale {
+                if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
+                    break;
+                }
+                continue;
+            }
             let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
             if let Err(e) = budget.check("judging candidate executions") {
                 out.exhausted = Some(e);

@@ -11,7 +11,7 @@
 pub mod base;
 pub mod execution;
 
-pub use execution::{judge, prefix_consistent, Access, Judgement, What};
+pub use execution::{hang_consistent, judge, prefix_consistent, Access, Judgement, What};
 
 use crate::cat;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,9 @@ pub struct MemoryModel {
     /// Does the model read `sched` (the SIMT-Step schedule)? Only then do executions that
     /// differ only in the order of independent steps have to be told apart.
     pub uses_sched: bool,
+    /// The model reads `sched` only through the stdlib's `sync_fence`, between fences: the
+    /// engines then need the schedule order of fences only.
+    pub sched_fences_only: bool,
     /// Whether every location's writes are totally ordered by `co`.
     pub coherence: Coherence,
 }
@@ -191,7 +194,8 @@ impl MemoryModel {
             .map_err(|d| MemoryModelError::Cat(d.render(false)))?;
         // The schedule is encoded only for a model that reads it, itself or through a name
         // the stdlib defines from it (`sync_fence`).
-        let uses_sched = mentions(&model, "sched")
+        let direct = mentions(&model, "sched");
+        let uses_sched = direct
             || stdlib.stmts.iter().any(|s| match s {
                 cat::ast::Stmt::Let(bs) | cat::ast::Stmt::LetRec(bs) => bs
                     .iter()
@@ -207,6 +211,7 @@ impl MemoryModel {
             prefix: cat::prefix::closed(&model),
             cat: model,
             uses_sched,
+            sched_fences_only: uses_sched && !direct,
             coherence: Coherence::declared(text).unwrap_or(Coherence::Total),
         })
     }

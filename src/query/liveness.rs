@@ -172,11 +172,14 @@ pub fn liveness(
         }
         Err(e) => return Err(e),
     };
-    report.verdict = if opts.memory.is_some() {
-        LiveVerdict::Unknown(
-            "liveness is decided under sequentially consistent memory only (--memory-model sc)"
-                .into(),
-        )
+    report.verdict = if let (Some(mm), Engine::Smt) = (&opts.memory, opts.engine) {
+        LiveVerdict::Unknown(format!(
+            "the Z3 engine decides liveness under sequentially consistent memory only \
+             (not {}); use --engine explore",
+            mm.short_name()
+        ))
+    } else if let Some(mm) = &opts.memory {
+        relaxed(&mut report, test, &prog, model, progress, mm, opts)
     } else if opts.engine == Engine::Smt {
         let so = opts.smt_options();
         let answer = contain(so.max_memory_mib, || {
@@ -214,6 +217,124 @@ pub fn liveness(
     };
     report.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// The explorer's answer under a memory model: the spin-loop reduction over the runs it
+/// explores ([`lasso::analyse_relaxed`]).
+fn relaxed(
+    report: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    model: &Model,
+    progress: &Progress,
+    mm: &std::sync::Arc<crate::memory::MemoryModel>,
+    opts: &Options,
+) -> LiveVerdict {
+    if let Err(why) = crate::engine::loops_run_alone(prog, model) {
+        return LiveVerdict::Unknown(format!("under a memory model, {why}"));
+    }
+    // With no loop every run is finite, and with no barrier nothing waits for good.
+    let loops = prog
+        .blocks
+        .iter()
+        .any(|b| b.role == crate::ir::cfg::Role::LoopHeader);
+    let waits = (prog.blocks.iter().flat_map(|b| &b.instrs))
+        .any(|i| i.op.kind() == crate::vocab::Kind::Barrier);
+    if !loops && !waits {
+        return LiveVerdict::Live;
+    }
+    let eo = ExploreOptions {
+        max_states: opts.max_states,
+        budget: opts.budget(),
+        memory: Some(mm.clone()),
+        liveness: true,
+    };
+    let ex = match explore::explore(prog, model, &eo) {
+        Err(e) => return LiveVerdict::Unknown(e.to_string()),
+        Ok(ex) => ex,
+    };
+    report.states = ex.states;
+    match lasso::analyse_relaxed(&ex, prog, progress, &eo.budget) {
+        Finding::Live => LiveVerdict::Live,
+        Finding::Unknown(why) => LiveVerdict::Unknown(why),
+        Finding::Hang(h) => {
+            describe_relaxed(report, test, prog, &ex, &h);
+            LiveVerdict::Violated
+        }
+    }
+}
+
+/// Fills the witness of a hang found under a memory model: the run up to where it stops,
+/// then the iterations each spinning thread repeats (taken from that run's end).
+fn describe_relaxed(
+    r: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    ex: &Exploration,
+    h: &Hang,
+) {
+    use crate::engine::trace::Effect;
+    r.hang = Some(if h.spinning.is_empty() {
+        HangKind::Deadlock
+    } else {
+        HangKind::Spin
+    });
+    let trace = ex.trace_to(h.prefix_to);
+    // A spinning thread's iterations begin with the step that took it into the header they
+    // start from, the last such step of the run.
+    let mut repeated = vec![false; trace.len()];
+    for &t in &h.spinning {
+        let Some((_, header)) = ex.spin_at(h.prefix_to, t) else {
+            continue;
+        };
+        let entered = trace.iter().rposition(|s| {
+            s.effects.iter().any(|e| {
+                matches!(e, Effect::Goto { thread, target: crate::ir::Target::Block(b) }
+                    if *thread == t && *b == header)
+            })
+        });
+        for (k, s) in trace.iter().enumerate().skip(entered.map_or(0, |k| k + 1)) {
+            if s.threads == [t] {
+                repeated[k] = true;
+            }
+        }
+    }
+    let (cycle, prefix): (Vec<_>, Vec<_>) =
+        trace.into_iter().zip(&repeated).partition(|(_, &rep)| rep);
+    let prefix: Vec<_> = prefix.into_iter().map(|(s, _)| s).collect();
+    let cycle: Vec<_> = cycle.into_iter().map(|(s, _)| s).collect();
+    r.prefix = render_trace(test, prog, &prefix);
+    let mut cycle = render_trace(test, prog, &cycle);
+    let offset = r.prefix.len();
+    for s in &mut cycle {
+        s.step += offset;
+    }
+    r.cycle = cycle;
+    r.threads = roles(prog, ex, h);
+}
+
+/// Each thread's part in an explorer's hang, and where it stands when the loop starts.
+fn roles(prog: &crate::ir::Program, ex: &Exploration, h: &Hang) -> Vec<ThreadRole> {
+    (0..prog.layout.threads)
+        .map(|t| {
+            let role = if h.spinning.contains(&t) {
+                "spins"
+            } else if h.blocked.contains(&t) {
+                "blocked"
+            } else if h.starved.contains(&t) {
+                "starved"
+            } else {
+                "terminated"
+            };
+            let (at, line) = position(prog, ex.position(h.prefix_to, t));
+            ThreadRole {
+                thread: t,
+                role,
+                at,
+                line,
+            }
+        })
+        .collect()
 }
 
 /// Fills the witness of a hang the Z3 engine found.
@@ -297,22 +418,5 @@ fn describe(
         s.step += offset;
     }
     r.cycle = cycle;
-    for t in 0..prog.layout.threads {
-        let role = if h.spinning.contains(&t) {
-            "spins"
-        } else if h.blocked.contains(&t) {
-            "blocked"
-        } else if h.starved.contains(&t) {
-            "starved"
-        } else {
-            "terminated"
-        };
-        let (at, line) = position(prog, ex.position(h.prefix_to, t));
-        r.threads.push(ThreadRole {
-            thread: t,
-            role,
-            at,
-            line,
-        });
-    }
+    r.threads = roles(prog, ex, h);
 }

@@ -39,14 +39,13 @@ use crate::ir::Term;
 use crate::ir::{BlockId, Op, Program, Target};
 use crate::model::Model;
 use crate::progress::{Progress, ThreadStatus};
-use crate::vocab::{Class, Kind, Members};
+use crate::vocab::{Kind, Members};
 use std::collections::HashMap;
 use z3::ast::{Bool, Int, BV};
 
-/// The most iterations a spin may take to come back to the same state (a loop over basic
-/// blocks, as Dartagnan's litmus threads become, spins through several blocks). A longer
-/// period is not missed: it leaves the bound check unanswered (`unknown`).
-const MAX_PERIOD: u32 = 8;
+/// The most iterations a spin may take to come back to the same state. A longer period is
+/// not missed: it leaves the bound check unanswered (`unknown`).
+const MAX_PERIOD: u32 = crate::engine::MAX_SPIN_PERIOD;
 
 /// Most milliseconds the hang search gets once the bound is known to hide something (then
 /// it can only turn `unknown` into `violated`).
@@ -90,45 +89,6 @@ fn waits(m: &Model, k: Kind) -> bool {
     m.rule(k).members != Members::Alone
 }
 
-/// Why the reduction cannot decide `m` on `prog`, if it cannot.
-pub fn reduction_applies(prog: &Program, m: &Model) -> Result<(), String> {
-    for k in Kind::MODELLED {
-        let c = m.class(k);
-        if matches!(c, Class::Lazy | Class::Speculative | Class::Symbolic) {
-            return Err(format!(
-                "the Z3 engine's spin-loop reduction does not cover {} {} steps (under {}); \
-                 use --engine explore",
-                c.name(),
-                k.name(),
-                m.name
-            ));
-        }
-    }
-    for block in &prog.blocks {
-        if prog.cfg.blocks[block.sblock].loops.is_empty() {
-            continue;
-        }
-        let waiting = if waits(m, Kind::Label) || waits(m, Kind::Branch) {
-            Some(block.span.line)
-        } else {
-            block
-                .instrs
-                .iter()
-                .find(|i| matches!(i.op, Op::WorkgroupBarrier) || waits(m, i.op.kind()))
-                .map(|i| i.span.line)
-        };
-        if let Some(line) = waiting {
-            return Err(format!(
-                "the Z3 engine's spin-loop reduction needs loops whose steps run alone, and \
-                 under {} the loop step at line {line} waits for other threads; use --engine \
-                 explore",
-                m.name
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The statuses at the horizon, one Boolean per thread each.
 struct Statuses {
     horizon: Time,
@@ -155,8 +115,8 @@ struct Statuses {
 /// hit the answer is `violated` or `unknown`, so the hang search then gets a share of the
 /// time only: proving that no hang exists would not make the answer `live`.
 pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions) -> SmtLiveness {
-    if let Err(why) = reduction_applies(prog, m) {
-        return SmtLiveness::Unknown(why);
+    if let Err(why) = crate::engine::loops_run_alone(prog, m) {
+        return SmtLiveness::Unknown(format!("{why}; use --engine explore"));
     }
     let start = std::time::Instant::now();
     let opts = SmtOptions {
