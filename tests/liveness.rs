@@ -819,8 +819,12 @@ fn under_ptx_the_ptx_liveness_sample_matches_the_published_rows() {
 #[test]
 fn liveness_under_sc_cat_agrees_with_the_built_in_sc() {
     // (Runs that change state at every iteration reach the state limit slowly under a
-    // memory model: a smaller one keeps the test short.)
-    let sc_cat = under("sc.cat").with_max_states(100_000);
+    // memory model, and exchange loops make many candidate executions: a smaller limit and
+    // half a second per answer keep the test short. Alone, 95 answers are decided by both;
+    // the bound below leaves room for a loaded machine.)
+    let sc_cat = under("sc.cat")
+        .with_max_states(100_000)
+        .with_timeout_ms(Some(500));
     let (mut both, mut violated, mut declined) = (0, 0, 0);
     let mut bad = Vec::new();
     let mut check = |name: &str, test: &tangle::syntax::ast::Test, m: &Model, p: &Progress| {
@@ -865,7 +869,7 @@ fn liveness_under_sc_cat_agrees_with_the_built_in_sc() {
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
     eprintln!("{both} decided by both ({violated} violated), {declined} unknown under sc.cat");
     assert!(
-        both >= 100 && violated >= 30,
+        both >= 70 && violated >= 25,
         "{both} decided by both ({violated} violated), {declined} unknown under sc.cat"
     );
 }

@@ -15,7 +15,7 @@ use crate::eval::{self, Choices, Concrete, Mv, SgInputs, UbKind, Unspecified};
 use crate::ir::cfg::Role;
 use crate::ir::Term;
 use crate::ir::{BlockId, Expr, Op, Program, RegId, Target};
-use crate::memory::{self, Access, Judgement, MemoryModel, What};
+use crate::memory::{self, Access, Judgement, MemoryModel, What, Window};
 use crate::model::Model;
 use crate::progress::ThreadStatus;
 use crate::vocab::{Class, Kind, Members};
@@ -195,13 +195,26 @@ impl Exploration {
             return Err("the exploration ran under SC memory".into());
         };
         let (state, _) = self.visited.get_index(s as usize).expect("valid ref");
-        let runs = state.runs();
-        let fair: Vec<usize> = (state.threads.iter().zip(&runs))
-            .map(|(t, r)| t.spin_from.map_or(r.len(), |(from, _)| from as usize))
+        let windows: Vec<Window> = (state.threads.iter())
+            .map(|t| match (t.spin_from, t.repeating()) {
+                (Some((from, _)), _) => Window::Reads(from as usize),
+                (None, Some((from, mid, _))) => Window::Writes {
+                    from: from as usize,
+                    mid: mid as usize,
+                },
+                _ => Window::None,
+            })
             .collect();
         let init = prog.initial_memory();
-        memory::hang_consistent(prog, mm, &runs, &init, budget, &fair)
+        memory::hang_consistent(prog, mm, &state.runs(), &init, budget, &windows)
             .map_err(|e| format!("memory model: {e}"))
+    }
+
+    /// Under a memory model: how many events the run to state `s` recorded.
+    pub fn events_at(&self, s: StateRef) -> usize {
+        self.visited.get_index(s as usize).map_or(0, |(state, _)| {
+            state.threads.iter().map(|t| t.events.len()).sum()
+        })
     }
 
     /// Liveness under a memory model: where thread `t` spins in state `s`, if it does: the
@@ -211,6 +224,7 @@ impl Exploration {
         let (state, _) = self.visited.get_index(s as usize)?;
         let th = state.threads.get(t as usize)?;
         th.spin_from
+            .or_else(|| th.repeating().map(|(_, mid, header)| (mid, header)))
     }
 
     /// The full trace of a dead end: the steps to its state, then the failing step.
@@ -245,6 +259,21 @@ struct Thread {
     /// forever; it takes no more steps. The index of the first event of those iterations,
     /// and the header they start from.
     spin_from: Option<(u32, BlockId)>,
+    /// Liveness under a memory model: it came back to a header as it entered it twice before,
+    /// the same accesses (which write) between each of the three entries: the first event of
+    /// the earlier window (the infix), of the later one (the suffix), the header the suffix
+    /// starts from, and its events then (the windows end there while it records no other).
+    /// It goes on (the windows may not repeat).
+    repeat: Option<(u32, u32, BlockId, u32)>,
+}
+
+impl Thread {
+    /// Liveness under a memory model: the windows of writes it may repeat, standing where
+    /// they end (infix start, suffix start, the header the suffix starts from).
+    fn repeating(&self) -> Option<(u32, u32, BlockId)> {
+        let (from, mid, header, now) = self.repeat?;
+        (self.events.len() as u32 == now).then_some((from, mid, header))
+    }
 }
 
 /// A lazy op instance: (subgroup, block, instruction index).
@@ -343,6 +372,8 @@ struct Explorer<'p> {
     /// Liveness under a memory model: a thread that comes back to a loop header as it was,
     /// having written nothing, spins there and stops ([`Thread::spin_from`]).
     spin_reduction: bool,
+    /// The analysis's budget (`ExploreOptions::budget`), for judgements made inside a step.
+    budget: Budget,
     /// Idle-loop back edges taken beyond what outcomes need
     /// ([`Program::idle_back_edge`]): 1 under a memory model with flags.
     flag_rounds: u32,
@@ -469,6 +500,7 @@ fn explore_with<'p>(
         written: Default::default(),
         liveness: opts.liveness,
         spin_reduction,
+        budget: opts.budget.clone(),
         loose: loose_loops(prog, model),
         flag_rounds,
     };
@@ -485,6 +517,7 @@ fn explore_with<'p>(
                 started: false,
                 entries: Vec::new(),
                 spin_from: None,
+                repeat: None,
             })
             .collect(),
         mem: prog.initial_memory(),
@@ -699,7 +732,8 @@ fn explore_with<'p>(
         }
         // A state stuck only because a speculation failed is no execution at all.
         if ex.spin_reduction {
-            let spins = state.threads.iter().any(|t| t.spin_from.is_some());
+            let spins =
+                (state.threads.iter()).any(|t| t.spin_from.is_some() || t.repeating().is_some());
             if (spins || succs.is_empty()) && ex.speculation_confirmed(&state) {
                 result.stops.push((here, ex.statuses(&state, &succs)));
             }
@@ -1367,7 +1401,7 @@ impl<'p> Explorer<'p> {
     fn record(&self, s: &mut State, u: usize, at: (BlockId, u32, bool), what: What) {
         if self.relaxed.is_some() {
             // Only fences keep their place in the schedule when only theirs is read.
-            let step = if self.sched_fences() && !matches!(what, What::Fence { .. }) {
+            let step = if self.sched_fences() && !in_fence_schedule(&what) {
                 0
             } else {
                 s.step
@@ -1406,6 +1440,24 @@ impl<'p> Explorer<'p> {
             t.spin_from = Some((from, b));
             return;
         }
+        // Two windows of writes, back to back, the same accesses: a lasso candidate.
+        let now = t.events.len() as u32;
+        let same = |a: &Access, b: &Access| {
+            blocks[a.block as usize].sblock == blocks[b.block as usize].sblock
+                && a.instr == b.instr
+                && a.what == b.what
+        };
+        let equal: Vec<&(BlockId, Vec<u32>, u32)> = (t.entries.iter().rev())
+            .filter(|(b, regs, _)| same_loop(*b) && *regs == t.regs)
+            .collect();
+        t.repeat = equal.iter().enumerate().find_map(|(k, &&(mb, _, mid))| {
+            let suffix = &t.events[mid as usize..now as usize];
+            equal[k + 1..].iter().find_map(|&&(_, _, from)| {
+                let infix = &t.events[from as usize..mid as usize];
+                (infix.len() == suffix.len() && infix.iter().zip(suffix).all(|(a, b)| same(a, b)))
+                    .then_some((from, mid, mb, now))
+            })
+        });
         t.entries.push((hb, t.regs.clone(), t.events.len() as u32));
         if t.entries.len() > super::MAX_SPIN_PERIOD as usize {
             t.entries.remove(0);
@@ -1418,12 +1470,13 @@ impl<'p> Explorer<'p> {
         let en = enabled(succs);
         (s.threads.iter().enumerate())
             .map(|(u, t)| {
-                let stuck = !t.done && t.spin_from.is_none() && !en.contains(&(u as u32));
+                let moves = t.spin_from.is_some() || t.repeating().is_some();
+                let stuck = !t.done && !moves && !en.contains(&(u as u32));
                 ThreadStatus {
                     terminated: t.done,
                     started: t.started,
                     blocked: stuck,
-                    moves: t.spin_from.is_some(),
+                    moves,
                     waits: stuck,
                 }
             })
@@ -1441,7 +1494,7 @@ impl<'p> Explorer<'p> {
             s.threads.iter().any(|t| {
                 t.events
                     .last()
-                    .is_some_and(|a| a.step == s.step && matches!(a.what, What::Fence { .. }))
+                    .is_some_and(|a| a.step == s.step && in_fence_schedule(&a.what))
             })
         };
         if !self.sched_fences() || fenced() {
@@ -1515,7 +1568,28 @@ impl<'p> Explorer<'p> {
                 }
             }
         }
+        // Liveness under a memory model: a run that goes round a loop is dropped once no
+        // consistent execution can begin with it. Reads guess, so without this a loop whose
+        // reads the model rules out (an exchange reading a value already exchanged) would
+        // run to the bound on guesses alone, and the bound would hide a `live`.
+        if self.spin_reduction && self.prog.loop_edge(block) && !self.may_go_on(&s) {
+            return Outcome::Pruned;
+        }
         Outcome::Next(s, vec![step])
+    }
+
+    /// Under a memory model, may the run that reached `s` begin a consistent execution, as far
+    /// as the prefix-closed axioms tell (yes when they cannot tell)?
+    fn may_go_on(&self, s: &State) -> bool {
+        let Some((mm, _)) = &self.relaxed else {
+            return true;
+        };
+        // (Asked at every loop edge: a cheap check, unjudged beyond 256 candidates.)
+        let init = self.prog.initial_memory();
+        !matches!(
+            memory::prefix_consistent_within(self.prog, mm, &s.runs(), &init, &self.budget, 256),
+            Ok(Some(false))
+        )
     }
 
     /// A collective (or speculative) step of `members`, all at the same position.
@@ -2117,6 +2191,16 @@ fn set_mark(list: &mut Vec<u32>, x: u32, marked: bool) {
         (Err(i), true) => list.insert(i, x),
         _ => {}
     }
+}
+
+/// Events that may be fences for the memory model (`F`: memory barriers, and control barriers
+/// with memory semantics, `memory::base::is_fence`): those whose schedule position a model that
+/// reads `sched` only through `sync_fence` needs.
+fn in_fence_schedule(what: &What) -> bool {
+    matches!(
+        what,
+        What::Fence { .. } | What::Barrier | What::QuorumBarrier { .. }
+    )
 }
 
 fn ub(mut step: Step, k: UbKind) -> Outcome {

@@ -112,7 +112,11 @@ pub fn analyse_relaxed(
 ) -> Finding {
     let layout = &prog.layout;
     let mut doubt: Option<String> = None;
-    for (s, status) in &ex.stops {
+    // Shorter runs first: their candidate executions are fewer, and a hang found in one ends
+    // the search.
+    let mut stops: Vec<&(StateRef, Vec<ThreadStatus>)> = ex.stops.iter().collect();
+    stops.sort_by_key(|(s, _)| ex.events_at(*s));
+    for (s, status) in stops {
         let live = |t: &ThreadStatus| !t.terminated;
         if !status.iter().any(live) {
             continue;

@@ -9,7 +9,8 @@ pub mod trace;
 
 /// The most loop iterations a spin may take to come back to the state it started from (a
 /// loop over basic blocks, as Dartagnan's litmus threads become, spins through several
-/// blocks). Both engines look this far back for an iteration window that changed nothing.
+/// blocks). Z3 looks this many iterations of the loop back for a window that changed nothing;
+/// the explorer, under a memory model, this many of the thread's last loop-header entries.
 pub const MAX_SPIN_PERIOD: u32 = 8;
 
 /// Why the spin-loop reduction (a thread that comes back to a loop header as it was can
@@ -44,7 +45,10 @@ pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
                 .instrs
                 .iter()
                 .find(|i| {
-                    (matches!(i.op, Op::WorkgroupBarrier) && lay.workgroup > 1)
+                    // A barrier of a workgroup of several threads waits for them, whatever
+                    // the lanes.
+                    (matches!(i.op, Op::WorkgroupBarrier | Op::QuorumBarrier { .. })
+                        && lay.workgroup > 1)
                         || waits(i.op.kind())
                 })
                 .map(|i| i.span.line)

@@ -140,25 +140,65 @@ pub fn prefix_consistent(
     budget: &crate::budget::Budget,
 ) -> Result<Option<bool>, EvalError> {
     // (A run cut short has no final state for a filter to judge.)
-    let j = judge_by(prog, model, runs, init, budget, Goal::Prefix, &|_| true)?;
+    prefix_consistent_within(prog, model, runs, init, budget, MAX_PREFIX_CANDIDATES)
+}
+
+/// [`prefix_consistent`], trying at most `cap` candidates (`None` beyond).
+pub fn prefix_consistent_within(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    cap: u64,
+) -> Result<Option<bool>, EvalError> {
+    let j = judge_by(prog, model, runs, init, budget, Goal::Prefix(cap), &|_| {
+        true
+    })?;
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
+/// What a thread of a run that may stop for good repeats for ever.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Window {
+    /// Nothing: it terminated, waits, or is never run again.
+    None,
+    /// Its accesses from this index on, which write nothing.
+    Reads(usize),
+    /// Its accesses in `from..mid` (the *infix*) and then `mid..` (the *suffix*): the same
+    /// accesses twice, which write.
+    Writes { from: usize, mid: usize },
+}
+
 /// Can a run stopped where it stands go on forever (docs/progress.md, "Liveness under a memory
-/// model")? Its events must make a consistent execution (every axiom) in which each read of
-/// thread `t` from its access `fair[t]` on (the iteration it repeats forever) reads a
-/// coherence-maximal write of its cell: a later write would eventually be seen, so a read of
-/// an older one cannot repeat forever. `None` when the candidates were too many or the budget
-/// ran out.
+/// model")? Its events must make a consistent execution (every axiom) in which each thread
+/// can repeat its `windows` entry for ever:
+/// - a window of reads reads coherence-maximal writes of its cells: a later write would
+///   eventually be seen, so a read of an older one cannot repeat forever;
+/// - a window of writes is Dartagnan's infix and suffix: the suffix's writes come
+///   coherence-after every earlier write of their cells, its reads read the infix or the
+///   suffix (or, of a cell no window writes, a coherence-maximal write), nothing before the
+///   suffix reads it, and every reads-from between two infix events is repeated between their
+///   twins in the suffix. Appending the suffix again then repeats it.
+///
+/// `None` when the candidates were too many or the budget ran out.
 pub fn hang_consistent(
     prog: &Program,
     model: &MemoryModel,
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
-    fair: &[usize],
+    windows: &[Window],
 ) -> Result<Option<bool>, EvalError> {
-    let j = judge_by(prog, model, runs, init, budget, Goal::Hang(fair), &|_| true)?;
+    let j = judge_by(
+        prog,
+        model,
+        runs,
+        init,
+        budget,
+        Goal::Hang(windows),
+        &|_| true,
+    )?;
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
@@ -167,10 +207,11 @@ pub fn hang_consistent(
 enum Goal<'a> {
     /// Every consistent candidate, its finals, flags and near misses.
     All,
-    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]).
-    Prefix,
-    /// One consistent candidate whose reads from `fair[t]` on read coherence-maximal writes.
-    Hang(&'a [usize]),
+    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), among at
+    /// most this many.
+    Prefix(u64),
+    /// One consistent candidate in which every thread can repeat its window for ever.
+    Hang(&'a [Window]),
 }
 
 /// Judges a run as `goal` asks.
@@ -185,7 +226,7 @@ fn judge_by(
 ) -> Result<Judgement, EvalError> {
     let (cat, first) = match goal {
         Goal::All => (&model.cat, false),
-        Goal::Prefix => (&model.prefix, true),
+        Goal::Prefix(_) => (&model.prefix, true),
         Goal::Hang(_) => (&model.cat, true),
     };
     let mut ev: Vec<Event> = Vec::new();
@@ -308,6 +349,31 @@ fn judge_by(
     }
 
     // The choices: a source for every read, an order of every cell's writes.
+    // Under `Goal::Hang`: each event's part (0: before the windows, 1: an infix, 2: a suffix
+    // or a window of reads), the cells windows of writes write, and per read the index of its
+    // cell's orders when it must read a coherence-maximal write.
+    let windows: &[Window] = match goal {
+        Goal::Hang(w) => w,
+        _ => &[],
+    };
+    let part: Vec<u8> = (ev.iter())
+        .map(|e| match e.thread.and_then(|t| windows.get(t as usize)) {
+            Some(Window::Reads(from)) if e.access >= *from => 2,
+            Some(Window::Writes { mid, .. }) if e.access >= *mid => 2,
+            Some(Window::Writes { from, .. }) if e.access >= *from => 1,
+            _ => 0,
+        })
+        .collect();
+    let lasso = |e: usize| {
+        matches!(
+            ev[e].thread.and_then(|t| windows.get(t as usize)),
+            Some(Window::Writes { .. })
+        )
+    };
+    let rewritten: BTreeSet<u32> = (0..n)
+        .filter(|&e| ev[e].write && part[e] > 0 && lasso(e))
+        .filter_map(|e| ev[e].cell)
+        .collect();
     let reads: Vec<usize> = (0..n).filter(|&i| ev[i].read).collect();
     let mut sources: Vec<Vec<usize>> = Vec::new();
     for &r in &reads {
@@ -317,6 +383,26 @@ fn judge_by(
             .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell && ev[w].value == ev[r].value)
             .filter(|&w| !rmw.contains(&(r, w)))
             .collect();
+        if s.is_empty() {
+            return Ok(Judgement::default());
+        }
+        // A read that a window's repetition fixes reads only what it may: a suffix read of a
+        // cell the windows write reads a window, nothing else reads a suffix.
+        let s: Vec<usize> = if windows.is_empty() {
+            s
+        } else {
+            let suffix = |e: usize| part[e] == 2 && lasso(e);
+            let rewrites = rewritten.contains(&ev[r].cell.expect("a read has a cell"));
+            s.into_iter()
+                .filter(|&w| {
+                    if suffix(r) && rewrites {
+                        part[w] > 0 && lasso(w)
+                    } else {
+                        !suffix(w)
+                    }
+                })
+                .collect()
+        };
         if s.is_empty() {
             return Ok(Judgement::default());
         }
@@ -343,27 +429,35 @@ fn judge_by(
     }
     let mut out = Judgement::default();
     let cap = match goal {
-        Goal::Prefix => MAX_PREFIX_CANDIDATES,
+        Goal::Prefix(cap) => cap,
         _ => MAX_CANDIDATES,
     };
     if count > cap {
         out.too_many = true;
         return Ok(out);
     }
-    // Under `Goal::Hang`: per read, the index of its cell's orders when it must read a
-    // coherence-maximal write.
     let order_of: BTreeMap<u32, usize> = writes.keys().enumerate().map(|(k, &c)| (c, k)).collect();
     let must_be_last: Vec<Option<usize>> = reads
         .iter()
         .map(|&r| {
-            let Goal::Hang(fair) = goal else {
-                return None;
-            };
-            let e = &ev[r];
-            let t = e.thread? as usize;
-            (e.access >= fair[t]).then(|| order_of[&e.cell.expect("a read has a cell")])
+            let cell = ev[r].cell.expect("a read has a cell");
+            (part[r] == 2 && !rewritten.contains(&cell)).then(|| order_of[&cell])
         })
         .collect();
+    // An infix event's twin in the suffix: the same access of its thread one window later.
+    let index: BTreeMap<(u32, usize, bool), usize> = (0..n)
+        .filter_map(|e| Some(((ev[e].thread?, ev[e].access, ev[e].write), e)))
+        .collect();
+    let twin = |e: usize| -> Option<usize> {
+        let t = ev[e].thread?;
+        let Some(Window::Writes { from, mid }) = windows.get(t as usize) else {
+            return None;
+        };
+        index
+            .get(&(t, ev[e].access + (mid - from), ev[e].write))
+            .copied()
+    };
+    let read_no: BTreeMap<usize, usize> = reads.iter().enumerate().map(|(k, &r)| (r, k)).collect();
     let mut orders: Vec<Vec<CoOrder>> = Vec::new();
     for (init, ws) in writes.values() {
         match coherence_orders(*init, ws, partial, budget) {
@@ -387,6 +481,10 @@ fn judge_by(
         let mut co_pick = vec![0usize; orders.len()];
         loop {
             let chosen: Vec<&CoOrder> = orders.iter().zip(&co_pick).map(|(o, &k)| &o[k]).collect();
+            if let Err(e) = budget.check("judging candidate executions") {
+                out.exhausted = Some(e);
+                return Ok(out);
+            }
             let stale = must_be_last
                 .iter()
                 .enumerate()
@@ -398,9 +496,44 @@ fn judge_by(
                 continue;
             }
             let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
-            if let Err(e) = budget.check("judging candidate executions") {
-                out.exhausted = Some(e);
-                return Ok(out);
+            if !windows.is_empty() {
+                let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
+                let repeats = (0..n).all(|e| {
+                    let suffix = part[e] == 2 && lasso(e);
+                    // Suffix writes come after every earlier write of their cells.
+                    let ordered = !(suffix && ev[e].write)
+                        || (0..n).all(|w| {
+                            !(ev[w].write && ev[w].cell == ev[e].cell && w != e)
+                                || (part[w] == 2 && lasso(w))
+                                || co.contains(w, e)
+                        });
+                    let from = if ev[e].read { src(e) } else { None };
+                    let sourced = from.is_none_or(|w| {
+                        let w_suffix = part[w] == 2 && lasso(w);
+                        if suffix {
+                            // Suffix reads of rewritten cells read the windows.
+                            !rewritten.contains(&ev[e].cell.expect("a read has a cell"))
+                                || (part[w] > 0 && lasso(w))
+                        } else if w_suffix {
+                            false
+                        } else if part[e] == 1 && part[w] == 1 {
+                            // Reads-from inside the infix is repeated in the suffix.
+                            match (twin(e), twin(w)) {
+                                (Some(te), Some(tw)) => src(te) == Some(tw),
+                                _ => false,
+                            }
+                        } else {
+                            true
+                        }
+                    });
+                    ordered && sourced
+                });
+                if !repeats {
+                    if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
+                        break;
+                    }
+                    continue;
+                }
             }
             let mut a = alg.clone();
             a.rels.insert("rf".into(), rf.clone());

@@ -11,7 +11,10 @@
 pub mod base;
 pub mod execution;
 
-pub use execution::{hang_consistent, judge, prefix_consistent, Access, Judgement, What};
+pub use execution::{
+    hang_consistent, judge, prefix_consistent, prefix_consistent_within, Access, Judgement, What,
+    Window,
+};
 
 use crate::cat;
 use std::path::{Path, PathBuf};
@@ -80,7 +83,8 @@ pub struct MemoryModel {
     /// differ only in the order of independent steps have to be told apart.
     pub uses_sched: bool,
     /// The model reads `sched` only through the stdlib's `sync_fence`, between fences: the
-    /// engines then need the schedule order of fences only.
+    /// explorer then records the schedule positions of fences and barriers only (Z3 encodes
+    /// the whole schedule either way).
     pub sched_fences_only: bool,
     /// Whether every location's writes are totally ordered by `co`.
     pub coherence: Coherence,

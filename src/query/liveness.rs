@@ -280,8 +280,8 @@ fn describe_relaxed(
         HangKind::Spin
     });
     let trace = ex.trace_to(h.prefix_to);
-    // A spinning thread's iterations begin with the step that took it into the header they
-    // start from, the last such step of the run.
+    // A spinning thread's iterations are its steps after the last one that took it into the
+    // header they start from (that step itself ends the iteration before).
     let mut repeated = vec![false; trace.len()];
     for &t in &h.spinning {
         let Some((_, header)) = ex.spin_at(h.prefix_to, t) else {
