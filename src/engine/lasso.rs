@@ -74,12 +74,8 @@ pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Findin
             return Finding::Hang(h);
         }
     }
-    if ex.limit_hit {
-        return Finding::Unknown(
-            ex.stopped
-                .clone()
-                .unwrap_or_else(|| "the search stopped early".into()),
-        );
+    if let Some(f) = stopped_early(ex) {
+        return f;
     }
     if places.open_place(g).is_some() {
         return Finding::Unknown(
@@ -159,12 +155,8 @@ pub fn analyse_relaxed(
             }
         }
     }
-    if ex.limit_hit {
-        return Finding::Unknown(
-            ex.stopped
-                .clone()
-                .unwrap_or_else(|| "the search stopped early".into()),
-        );
+    if let Some(f) = stopped_early(ex) {
+        return f;
     }
     if let Some(why) = doubt {
         return Finding::Unknown(why);
@@ -178,6 +170,17 @@ pub fn analyse_relaxed(
         ));
     }
     Finding::Live
+}
+
+/// `unknown` when the search stopped before the end (a limit, the budget).
+fn stopped_early(ex: &Exploration) -> Option<Finding> {
+    ex.limit_hit.then(|| {
+        Finding::Unknown(
+            ex.stopped
+                .clone()
+                .unwrap_or_else(|| "the search stopped early".into()),
+        )
+    })
 }
 
 /// Whether the loop bound hid no outcome from an exploration made with

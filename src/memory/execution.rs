@@ -370,6 +370,7 @@ fn judge_by(
             Some(Window::Writes { .. })
         )
     };
+    let suffix: Vec<bool> = (0..n).map(|e| part[e] == 2 && lasso(e)).collect();
     let rewritten: BTreeSet<u32> = (0..n)
         .filter(|&e| ev[e].write && part[e] > 0 && lasso(e))
         .filter_map(|e| ev[e].cell)
@@ -391,14 +392,13 @@ fn judge_by(
         let s: Vec<usize> = if windows.is_empty() {
             s
         } else {
-            let suffix = |e: usize| part[e] == 2 && lasso(e);
             let rewrites = rewritten.contains(&ev[r].cell.expect("a read has a cell"));
             s.into_iter()
                 .filter(|&w| {
-                    if suffix(r) && rewrites {
+                    if suffix[r] && rewrites {
                         part[w] > 0 && lasso(w)
                     } else {
-                        !suffix(w)
+                        !suffix[w]
                     }
                 })
                 .collect()
@@ -485,55 +485,36 @@ fn judge_by(
                 out.exhausted = Some(e);
                 return Ok(out);
             }
+            // Under `Goal::Hang` (reads-from already restricted where it alone decides): a
+            // window of reads reads coherence-maximal writes, suffix writes come after every
+            // earlier write of their cells, and reads-from inside an infix is repeated between
+            // the twins in the suffix.
+            let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
             let stale = must_be_last
                 .iter()
                 .enumerate()
                 .any(|(k, o)| o.is_some_and(|o| !chosen[o].last.contains(&sources[k][rf_pick[k]])));
-            if stale {
+            let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
+            let repeats = || {
+                (0..n).all(|e| {
+                    let ordered = !(suffix[e] && ev[e].write)
+                        || (0..n).all(|w| {
+                            !(ev[w].write && ev[w].cell == ev[e].cell)
+                                || suffix[w]
+                                || co.contains(w, e)
+                        });
+                    let twinned = !(ev[e].read && part[e] == 1)
+                        || src(e).is_none_or(|w| {
+                            part[w] != 1 || matches!((twin(e), twin(w)), (Some(te), Some(tw)) if src(te) == Some(tw))
+                        });
+                    ordered && twinned
+                })
+            };
+            if stale || (!windows.is_empty() && !repeats()) {
                 if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
                     break;
                 }
                 continue;
-            }
-            let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
-            if !windows.is_empty() {
-                let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
-                let repeats = (0..n).all(|e| {
-                    let suffix = part[e] == 2 && lasso(e);
-                    // Suffix writes come after every earlier write of their cells.
-                    let ordered = !(suffix && ev[e].write)
-                        || (0..n).all(|w| {
-                            !(ev[w].write && ev[w].cell == ev[e].cell && w != e)
-                                || (part[w] == 2 && lasso(w))
-                                || co.contains(w, e)
-                        });
-                    let from = if ev[e].read { src(e) } else { None };
-                    let sourced = from.is_none_or(|w| {
-                        let w_suffix = part[w] == 2 && lasso(w);
-                        if suffix {
-                            // Suffix reads of rewritten cells read the windows.
-                            !rewritten.contains(&ev[e].cell.expect("a read has a cell"))
-                                || (part[w] > 0 && lasso(w))
-                        } else if w_suffix {
-                            false
-                        } else if part[e] == 1 && part[w] == 1 {
-                            // Reads-from inside the infix is repeated in the suffix.
-                            match (twin(e), twin(w)) {
-                                (Some(te), Some(tw)) => src(te) == Some(tw),
-                                _ => false,
-                            }
-                        } else {
-                            true
-                        }
-                    });
-                    ordered && sourced
-                });
-                if !repeats {
-                    if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
-                        break;
-                    }
-                    continue;
-                }
             }
             let mut a = alg.clone();
             a.rels.insert("rf".into(), rf.clone());

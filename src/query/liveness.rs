@@ -303,14 +303,24 @@ fn describe_relaxed(
         trace.into_iter().zip(&repeated).partition(|(_, &rep)| rep);
     let prefix: Vec<_> = prefix.into_iter().map(|(s, _)| s).collect();
     let cycle: Vec<_> = cycle.into_iter().map(|(s, _)| s).collect();
-    r.prefix = render_trace(test, prog, &prefix);
-    let mut cycle = render_trace(test, prog, &cycle);
+    set_trace(r, test, prog, &prefix, &cycle);
+    r.threads = roles(prog, ex, h);
+}
+
+/// The witness of a hang: the steps before the loop, then those repeated, numbered on.
+fn set_trace(
+    r: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    prefix: &[crate::engine::trace::Step],
+    cycle: &[crate::engine::trace::Step],
+) {
+    r.prefix = render_trace(test, prog, prefix);
+    r.cycle = render_trace(test, prog, cycle);
     let offset = r.prefix.len();
-    for s in &mut cycle {
+    for s in &mut r.cycle {
         s.step += offset;
     }
-    r.cycle = cycle;
-    r.threads = roles(prog, ex, h);
 }
 
 /// Each thread's part in an explorer's hang, and where it stands when the loop starts.
@@ -345,13 +355,7 @@ fn describe_smt(r: &mut LivenessReport, test: &ast::Test, prog: &crate::ir::Prog
     } else {
         HangKind::Deadlock
     });
-    r.prefix = render_trace(test, prog, &h.prefix);
-    let mut cycle = render_trace(test, prog, &h.cycle);
-    let offset = r.prefix.len();
-    for s in &mut cycle {
-        s.step += offset;
-    }
-    r.cycle = cycle;
+    set_trace(r, test, prog, &h.prefix, &h.cycle);
     for (t, (role, at)) in h.roles.iter().enumerate() {
         let role = match role {
             SmtRole::Spins => "spins",
@@ -405,18 +409,13 @@ fn describe(
     } else {
         HangKind::Spin
     });
-    r.prefix = render_trace(test, prog, &ex.trace_to(h.prefix_to));
+    let prefix = ex.trace_to(h.prefix_to);
     let mut steps = Vec::new();
     for &(a, b) in &h.cycle {
         if let Some(e) = g.edges[a as usize].iter().find(|e| e.to == b) {
             steps.extend(e.steps.iter().cloned());
         }
     }
-    let mut cycle = render_trace(test, prog, &steps);
-    let offset = r.prefix.len();
-    for s in &mut cycle {
-        s.step += offset;
-    }
-    r.cycle = cycle;
+    set_trace(r, test, prog, &prefix, &steps);
     r.threads = roles(prog, ex, h);
 }
