@@ -366,8 +366,10 @@ pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
             Verdict::Unknown(_) => continue,
         };
         let named = entries.iter_mut().find(|(m, _)| {
-            m.as_deref()
-                .is_some_and(|m| m.eq_ignore_ascii_case(&a.model))
+            m.as_deref().is_some_and(|m| {
+                crate::syntax::ast::expectation_key(m)
+                    == crate::syntax::ast::expectation_key(&a.model)
+            })
         });
         match named {
             Some(e) => e.1 = allow,

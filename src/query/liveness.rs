@@ -95,15 +95,16 @@ impl LivenessReport {
     }
 }
 
-/// The `expect-liveness` entry for an execution model and a progress model (by its report
+/// The `expect-liveness` entry for a model (its label: `SSO`, `SSO+vulkan`) and a progress model (by its report
 /// name: `obe`, `QF=obe,SG=hsa`): `Some(true)` when the test expects every execution to
 /// terminate. An entry naming the model wins over one for every model.
 pub fn expected(test: &ast::Test, model: &str, progress: &str) -> Option<bool> {
+    let key = ast::expectation_key(model);
     let find = |named: bool| {
         test.expect_liveness.iter().find_map(|e| {
             let name = Progress::parse(&e.progress).ok()?.name();
             let model_ok = match &e.model {
-                Some(m) => named && m == model,
+                Some(m) => named && ast::expectation_key(m) == key,
                 None => !named,
             };
             (model_ok && name == progress).then_some(e.live)
@@ -153,7 +154,7 @@ pub fn liveness(
         progress: progress.name(),
         engine: opts.engine,
         verdict: LiveVerdict::Unknown(String::new()),
-        expected: expected(test, &model.name, &progress.name()),
+        expected: None,
         hang: None,
         prefix: Vec::new(),
         cycle: Vec::new(),
@@ -161,6 +162,7 @@ pub fn liveness(
         states: 0,
         millis: 0.0,
     };
+    report.expected = expected(test, &report.model, &report.progress);
     // Liveness watches loops go round: idle loops too are unrolled to the bound.
     let full = opts.clone().with_idle_depth(crate::ir::IdleDepth::Bound);
     let prog = match compile_for(test, &full) {
@@ -172,27 +174,10 @@ pub fn liveness(
         }
         Err(e) => return Err(e),
     };
-    report.verdict = if let (Some(mm), Engine::Smt) = (&opts.memory, opts.engine) {
-        LiveVerdict::Unknown(format!(
-            "the Z3 engine decides liveness under sequentially consistent memory only \
-             (not {}); use --engine explore",
-            mm.short_name()
-        ))
-    } else if let Some(mm) = &opts.memory {
+    report.verdict = if let Some(mm) = &opts.memory {
         relaxed(&mut report, test, &prog, model, progress, mm, opts)
     } else if opts.engine == Engine::Smt {
-        let so = opts.smt_options();
-        let answer = contain(so.max_memory_mib, || {
-            crate::engine::smt::liveness::decide(&prog, model, progress, &so)
-        });
-        match answer {
-            Err(why) | Ok(SmtLiveness::Unknown(why)) => LiveVerdict::Unknown(why),
-            Ok(SmtLiveness::Live) => LiveVerdict::Live,
-            Ok(SmtLiveness::Hang(h)) => {
-                describe_smt(&mut report, test, &prog, &h);
-                LiveVerdict::Violated
-            }
-        }
+        smt(&mut report, test, &prog, model, progress, opts)
     } else {
         let eo = ExploreOptions {
             max_states: opts.max_states,
@@ -219,8 +204,8 @@ pub fn liveness(
     Ok(report)
 }
 
-/// The explorer's answer under a memory model: the spin-loop reduction over the runs it
-/// explores ([`lasso::analyse_relaxed`]).
+/// The answer under a memory model: the Z3 engine's reduction, or the explorer's over the
+/// runs it explores ([`lasso::analyse_relaxed`]).
 fn relaxed(
     report: &mut LivenessReport,
     test: &ast::Test,
@@ -243,6 +228,9 @@ fn relaxed(
     if !loops && !waits {
         return LiveVerdict::Live;
     }
+    if opts.engine == Engine::Smt {
+        return smt(report, test, prog, model, progress, opts);
+    }
     let eo = ExploreOptions {
         max_states: opts.max_states,
         budget: opts.budget(),
@@ -259,6 +247,53 @@ fn relaxed(
         Finding::Unknown(why) => LiveVerdict::Unknown(why),
         Finding::Hang(h) => {
             describe_relaxed(report, test, prog, &ex, &h);
+            LiveVerdict::Violated
+        }
+    }
+}
+
+/// The Z3 engine's answer (its spin-loop reduction; under a memory model too, with the memory
+/// model in `opts`).
+fn smt(
+    report: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    model: &Model,
+    progress: &Progress,
+    opts: &Options,
+) -> LiveVerdict {
+    let so = opts.smt_options();
+    let (p, m, pm) = (prog.clone(), model.clone(), progress.clone());
+    let run = move || {
+        contain(so.max_memory_mib, || {
+            crate::engine::smt::liveness::decide(&p, &m, &pm, &so)
+        })
+    };
+    // Z3 does not look at its cancel flag in every phase: past the deadline the work is
+    // abandoned, as the safety queries' (`smt_watched`).
+    let answer = match (opts.start, opts.timeout_ms) {
+        (Some(start), Some(ms)) => {
+            let deadline = start + std::time::Duration::from_millis(ms as u64) + super::GRACE;
+            match crate::budget::abandon_after(deadline, run) {
+                Ok(a) => a,
+                Err(crate::budget::Unfinished::Late) => Err(crate::budget::Exhausted::Time {
+                    limit_ms: ms as u64,
+                    phase: "encoding or solving (Z3 did not stop when asked: its work is \
+                            abandoned)",
+                }
+                .to_string()),
+                Err(crate::budget::Unfinished::Failed(panic)) => {
+                    Err(format!("the analysis failed internally ({panic})"))
+                }
+            }
+        }
+        _ => run(),
+    };
+    match answer {
+        Err(why) | Ok(SmtLiveness::Unknown(why)) => LiveVerdict::Unknown(why),
+        Ok(SmtLiveness::Live) => LiveVerdict::Live,
+        Ok(SmtLiveness::Hang(h)) => {
+            describe_smt(report, test, prog, &h);
             LiveVerdict::Violated
         }
     }

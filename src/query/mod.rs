@@ -520,7 +520,7 @@ pub fn analyse_models(
 }
 
 /// How long past its deadline an analysis may run before it is abandoned.
-const GRACE: Duration = Duration::from_millis(500);
+pub(super) const GRACE: Duration = Duration::from_millis(500);
 
 /// [`smt_models`] within the time budget. Z3 does not look at its cancel flag in every phase
 /// (on Dartagnan's `ttaslock-2.1.1` under `vulkan.cat`, Z3's first call internalised the

@@ -52,16 +52,36 @@ impl Test {
     /// The `expect` entry for a model (names matched without regard to case): the first
     /// entry naming it, else the first entry without a model.
     pub fn expectation(&self, model: &str) -> Option<bool> {
+        let key = expectation_key(model);
         let named = |e: &&Expectation| {
             e.model
                 .as_deref()
-                .is_some_and(|m| m.eq_ignore_ascii_case(model))
+                .is_some_and(|m| expectation_key(m) == key)
         };
         self.expect
             .iter()
             .find(named)
             .or_else(|| self.expect.iter().find(|e| e.model.is_none()))
             .map(|e| e.allow)
+    }
+}
+
+/// A model as expectations name it (`SSO`, `SSO+vulkan`), in the form they are compared in:
+/// lower case, a memory model file's `.cat` dropped, and `+sc` dropped (sequential
+/// consistency is the default memory model, so `SSO` and `SSO+sc` are one run).
+/// docs/litmus-format.md, "`expect` lines".
+pub fn expectation_key(label: &str) -> String {
+    let label = label.to_ascii_lowercase();
+    match label.split_once('+') {
+        Some((exec, mem)) => {
+            let mem = mem.strip_suffix(".cat").unwrap_or(mem);
+            if mem == "sc" {
+                exec.to_string()
+            } else {
+                format!("{exec}+{mem}")
+            }
+        }
+        None => label,
     }
 }
 

@@ -28,6 +28,7 @@
 //! with why; the explorer decides those.
 
 use super::decode::model_bool;
+use super::relaxed::Judge;
 use super::terms::{and, bv, eq, implies, is_false, is_true, known, not, or};
 use super::time::Time;
 use super::{Answer, Encoding, SmtOptions};
@@ -152,6 +153,8 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     // writes (two threads exchanging a value back and forth) is the other way to hang.
     let hang = match (&hang, &hidden) {
         (SmtLiveness::Hang(_), _) | (_, Answer::No) => hang,
+        // Under a memory model memory has no state to come back to.
+        _ if opts.memory.is_some() => hang,
         _ => {
             let left = opts.timeout_ms.map(|ms| {
                 (ms as u128)
@@ -186,6 +189,14 @@ impl<'p> Encoding<'p> {
     /// memory comes back too) instead of windows that change nothing.
     fn hang(&self, m: &Model, progress: &Progress, lasso: bool) -> SmtLiveness {
         debug_assert!(self.liveness, "built with SmtOptions::liveness");
+        if lasso && self.relaxed.is_some() {
+            // Under a cat model memory holds no state that could come back.
+            return SmtLiveness::Unknown(
+                "under a memory model the Z3 engine finds spins that write nothing only; \
+                 use --engine explore for loops that write"
+                    .into(),
+            );
+        }
         let st = match self.statuses(m, lasso) {
             Ok(s) => s,
             Err(e) => return SmtLiveness::Unknown(e.to_string()),
@@ -218,7 +229,8 @@ impl<'p> Encoding<'p> {
             let mut a = self.model_lits(m);
             a.push(l_hang.clone());
             a.extend(rejected.iter().cloned());
-            let model = match self.check(&a) {
+            // The run up to the horizon is a whole execution of its own: every axiom.
+            let model = match self.decide(m, Judge::Whole, a) {
                 Answer::No => return SmtLiveness::Live,
                 Answer::Unknown(why) => return SmtLiveness::Unknown(why),
                 Answer::Yes(model) => model,
@@ -349,7 +361,8 @@ impl<'p> Encoding<'p> {
         self.assert(&implies(&l, &st.bound_hit));
         let mut a = self.model_lits(m);
         a.push(l);
-        match self.check(&a) {
+        // A run reaching the bound is the beginning of an execution: prefix-closed axioms.
+        match self.decide(m, Judge::Prefix, a) {
             Answer::No => Answer::No,
             Answer::Unknown(why) => Answer::Unknown(why),
             Answer::Yes(model) => {
@@ -401,7 +414,9 @@ impl<'p> Encoding<'p> {
         let lay = prog.layout;
         let budget = &self.building;
         let nt = lay.threads as usize;
-        let h = self.time_var("horizon".into());
+        let relaxed = self.relaxed.is_some();
+        debug_assert!(!(lasso && relaxed), "no lasso under a memory model");
+        let h = (self.horizon.clone()).unwrap_or_else(|| self.time_var("horizon".into()));
         // The lasso: the state at `h1` comes back at `h`; threads are judged at `h1`.
         let h1 = lasso.then(|| self.time_var("lasso_start".into()));
         let at = h1.clone().unwrap_or_else(|| h.clone());
@@ -519,6 +534,9 @@ impl<'p> Encoding<'p> {
                     let e = &self.mem[i];
                     match (&e.read, &e.write) {
                         (_, None) => {}
+                        // Under a memory model an atomic that writes back what it read is
+                        // still a write: it adds a coherence successor.
+                        (_, Some(_)) if relaxed => cs.push(not(&and(&[&e.guard, &e.stores]))),
                         (Some(old), Some(new)) => cs.push(implies(&e.guard, &eq(old, new))),
                         (None, Some(_)) => cs.push(not(&e.guard)),
                     }
@@ -660,6 +678,12 @@ impl<'p> Encoding<'p> {
                         for &i in by_thread_block.get(&(t as u32, *blk)).into_iter().flatten() {
                             let e = &self.mem[i];
                             if e.read.is_none() {
+                                continue;
+                            }
+                            if relaxed {
+                                // Memory fairness: a read repeated forever reads a
+                                // coherence-last write, else a later one is seen at last.
+                                cs.push(self.reads_coherence_last(i));
                                 continue;
                             }
                             for j in self.accesses_to(e.global, e.cell) {

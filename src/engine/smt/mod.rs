@@ -244,6 +244,10 @@ pub struct Encoding<'p> {
     /// header instance, and the event (thread, block, position) of each entry of `ub`.
     liveness: bool,
     header_regs: HashMap<(u32, BlockId), Vec<BV>>,
+    /// Liveness under a relaxed memory model: the horizon, made before the memory model's
+    /// events, which happen only before it (a hang's execution is the run up to where it
+    /// stops; what follows is never observed).
+    horizon: Option<Time>,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
     /// Liveness: the quorum barriers, each of which may never open ([`timing::Quorum`]).
     quorums: Vec<timing::Quorum>,
@@ -383,6 +387,7 @@ impl<'p> Encoding<'p> {
             relaxed: None,
             liveness: opts.liveness,
             header_regs: HashMap::new(),
+            horizon: None,
             ub_at: HashMap::new(),
             quorums: Vec::new(),
             dead: Vec::new(),
@@ -395,7 +400,12 @@ impl<'p> Encoding<'p> {
         let built = (|| {
             let (finals, resolve) = enc.paths(lazy, &budget)?;
             match &opts.memory {
-                Some(mm) if !template => enc.relaxed(mm.clone(), &budget)?,
+                Some(mm) if !template => {
+                    if enc.liveness {
+                        enc.horizon = Some(enc.time_var("horizon".into()));
+                    }
+                    enc.relaxed(mm.clone(), &budget)?
+                }
                 _ => enc.memory(&budget)?,
             }
             *enc.deferred.borrow_mut() = Some((used.clone(), resolve));

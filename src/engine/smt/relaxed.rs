@@ -216,6 +216,11 @@ impl<'p> Encoding<'p> {
                     let pos = i as u32 + 1;
                     let at = Some((b as BlockId, i as u32));
                     let ts = Some(self.ts[t as usize][b][pos as usize].clone());
+                    // Liveness: only what happened before the horizon is the execution.
+                    let inb = match &self.horizon {
+                        Some(h) => and(&[&inb, &self.ts[t as usize][b][pos as usize].lt(h)]),
+                        None => inb.clone(),
+                    };
                     let plain = |kind: EventKind, guard: Bool| CatEv {
                         info: EventInfo {
                             thread: Some(t),
@@ -253,9 +258,9 @@ impl<'p> Encoding<'p> {
                             for (read, value) in [(true, &e.read), (false, &e.write)] {
                                 let Some(value) = value else { continue };
                                 let guard = if read {
-                                    and(&[&e.guard, in_bounds])
+                                    and(&[&e.guard, &inb, in_bounds])
                                 } else {
-                                    and(&[&e.guard, in_bounds, &e.stores])
+                                    and(&[&e.guard, &inb, in_bounds, &e.stores])
                                 };
                                 evs.push(CatEv {
                                     info: EventInfo {
@@ -663,6 +668,28 @@ impl<'p> Encoding<'p> {
                 y.index.as_ref().expect("an access"),
             ),
         }
+    }
+
+    /// Access `access` (`Encoding::mem`), if it reads, reads a coherence-maximal write of
+    /// its cell: no write that happens is coherence-after its source (liveness: memory
+    /// fairness).
+    pub(super) fn reads_coherence_last(&self, access: usize) -> Bool {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let mut cs = Vec::new();
+        for (w, e, v) in &r.rf_vars {
+            if r.evs[*e].mem != Some(access) || !r.evs[*e].info.read {
+                continue;
+            }
+            let later: Vec<&Bool> = (r.co.range((*w as u32, 0)..(*w as u32 + 1, 0)))
+                .map(|(_, c)| c)
+                .collect();
+            cs.push(implies(
+                v,
+                &not(&or(&later.into_iter().cloned().collect::<Vec<_>>())),
+            ));
+        }
+        let refs: Vec<&Bool> = cs.iter().collect();
+        and(&refs)
     }
 
     /// The final value of `cell` under a relaxed model: its coherence-last write.

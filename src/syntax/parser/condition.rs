@@ -316,7 +316,11 @@ impl Parser<'_> {
                     None
                 } else {
                     self.bump();
-                    Some(word)
+                    self.memory_suffix();
+                    Some(
+                        self.text[start.start as usize..self.span_from(start).end as usize]
+                            .to_string(),
+                    )
                 };
                 let allow = match self.peek_ident().as_deref() {
                     Some("allow") => true,
@@ -343,6 +347,19 @@ impl Parser<'_> {
         Some((expectations, liveness))
     }
 
+    /// After an execution model in an expectation, `+MEMORY` (`SSO+vulkan`, `CM+ptx-v7`): the
+    /// memory model the entry is about.
+    fn memory_suffix(&mut self) {
+        if self.at(Punct::Plus) && self.peek_at(1).tok.word().is_some() {
+            self.bump();
+            self.bump();
+            while self.at(Punct::Minus) && self.peek_at(1).tok.word().is_some() {
+                self.bump();
+                self.bump();
+            }
+        }
+    }
+
     /// The entries of one `expect-liveness` line, comma-separated: an optional execution
     /// model, a progress model (`fair`, `hsa-obe`, or `[QF=obe,SG=hsa]`), then `live` or
     /// `violated`.
@@ -367,6 +384,9 @@ impl Parser<'_> {
                     while self.at(Punct::Minus) && self.peek_at(1).tok.word().is_some() {
                         self.bump();
                         self.bump();
+                    }
+                    if words.is_empty() {
+                        self.memory_suffix();
                     }
                 } else if words.is_empty() {
                     self.expected("a progress model after `expect-liveness` (fair, hsa, obe, hsa-obe, lobe, unfair, or [QF=obe,SG=hsa]), optionally after a model");
