@@ -1011,4 +1011,43 @@ fn expectations_name_a_memory_model() {
         let (code, text) = run(&blessed, &args);
         assert_eq!(code, Some(0), "{text}");
     }
+    // Under `sc.cat` the entry written is the bare `SSO` (a `.cat` name would not read back).
+    let (_, text) = run(
+        &format!("{body}expect allow\n"),
+        &["check", "-m", "SSO", "--memory-model", "sc.cat", "--bless"],
+    );
+    let blessed = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        blessed.contains("expect allow, SSO forbid"),
+        "{text}\n{blessed}"
+    );
+    let (code, text) = run(&blessed, &["check", "-m", "SSO"]);
+    assert_eq!(code, Some(0), "{text}");
+}
+
+/// The places that decide safety past the bound forget loop iterations, not a finished
+/// thread's registers, which are part of the outcome. A loop with two exits: P1 leaves when
+/// its first read is 1, or when its second is not 0. Both finishing runs, (1, 0) and (0, 1),
+/// are outcomes; the explorer lost the second (its finished state counted as the place of the
+/// first) and answered `forbid` where Z3 answered `allow`.
+#[test]
+fn places_keep_the_registers_of_finished_threads() {
+    let sso = Model::by_name("SSO").unwrap();
+    for (cond, engine) in [
+        ("1:r1 == 0 && 1:r2 == 1", Engine::Explore),
+        ("1:r1 == 1 && 1:r2 == 0", Engine::Explore),
+        ("1:r1 == 0 && 1:r2 == 1", Engine::Smt),
+    ] {
+        let src = format!(
+            "test two_exits\nthreads 2\nsubgroup 1\nglobal m\nkernel {{\n  if (tid == 0) {{\n    m = 1;\n  }} else {{\n    while (1) {{ r1 = m; if (r1 == 1) {{ break; }} r2 = m; if (r2 != 0) {{ break; }} }}\n  }}\n}}\nexists ({cond})\n"
+        );
+        let test = tangle::syntax::parse("two_exits.litmus", src.as_bytes()).unwrap();
+        let a =
+            tangle::query::analyse(&test, &sso, &Options::default().with_engine(engine)).unwrap();
+        assert_eq!(
+            a.verdict,
+            tangle::query::Verdict::Allowed,
+            "{cond} ({engine:?})"
+        );
+    }
 }

@@ -786,10 +786,54 @@ pub(crate) const PC: &str = "lc_pc";
 /// (its dynamic blocks, its loop bound). Jumps that do not nest this way make the thread a
 /// [`dispatch`] loop.
 fn structure(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
-    match region(code, &[]) {
+    match region(&invert_over_gotos(code), &[], &[]) {
         Some(stmts) => Some(stmts),
         None => dispatch(r, code),
     }
+}
+
+/// `bcc a, b, L1; goto L2; L1:` is `b!cc a, b, L2; L1:` (the CADP generator's if-then: its
+/// jump out of the skipped part would not nest). The same jumps, taken under the same
+/// conditions, so the same program; only [`region`] can then read it as an `if`.
+fn invert_over_gotos(code: &[Ins]) -> Vec<Ins> {
+    let mut out = Vec::with_capacity(code.len());
+    let mut i = 0;
+    while i < code.len() {
+        if let (
+            Ins::Jump(Some((op, a, b)), l1, sp),
+            Some(Ins::Jump(None, l2, _)),
+            Some(Ins::Label(l)),
+        ) = (&code[i], code.get(i + 1), code.get(i + 2))
+        {
+            if l == l1 {
+                if let Some(inv) = inverse(*op) {
+                    out.push(Ins::Jump(
+                        Some((inv, a.clone(), b.clone())),
+                        l2.clone(),
+                        *sp,
+                    ));
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        out.push(code[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// The comparison that holds exactly when `op` does not.
+fn inverse(op: BinOp) -> Option<BinOp> {
+    Some(match op {
+        BinOp::Eq => BinOp::Ne,
+        BinOp::Ne => BinOp::Eq,
+        BinOp::Lt => BinOp::Ge,
+        BinOp::Ge => BinOp::Lt,
+        BinOp::Le => BinOp::Gt,
+        BinOp::Gt => BinOp::Le,
+        _ => return None,
+    })
 }
 
 /// A loop being structured: the label at its head, and the labels that directly follow its
@@ -800,8 +844,23 @@ struct LoopCtx<'a> {
 }
 
 /// The statements of `code`, a region inside the loops `loops` (innermost last), or `None`
-/// when its jumps do not nest as `if`s and loops.
-fn region(code: &[Ins], loops: &[&LoopCtx]) -> Option<Vec<Stmt>> {
+/// when its jumps do not nest as `if`s and loops. `follow`: the labels where running off the
+/// region's end lands (a jump to one skips the rest of the region).
+fn region(code: &[Ins], loops: &[&LoopCtx], follow: &[&str]) -> Option<Vec<Stmt>> {
+    // The labels from `at` on, up to the first instruction, and `follow` when none comes.
+    let labels_from = |at: usize| -> Vec<&str> {
+        let mut out: Vec<&str> = code[at..]
+            .iter()
+            .map_while(|c| match c {
+                Ins::Label(l) => Some(l.as_str()),
+                _ => None,
+            })
+            .collect();
+        if code[at..].iter().all(|c| matches!(c, Ins::Label(_))) {
+            out.extend(follow);
+        }
+        out
+    };
     let label_at = |label: &str, from: usize| {
         code[from..]
             .iter()
@@ -844,17 +903,11 @@ fn region(code: &[Ins], loops: &[&LoopCtx]) -> Option<Vec<Stmt>> {
                     let Ins::Jump(cond, _, sp) = &code[e] else {
                         unreachable!("found as a jump")
                     };
-                    let after = code[e + 1..]
-                        .iter()
-                        .map_while(|c| match c {
-                            Ins::Label(l) => Some(l.as_str()),
-                            _ => None,
-                        })
-                        .collect();
+                    let after = labels_from(e + 1);
                     let ctx = LoopCtx { head, after };
                     let mut all = loops.to_vec();
                     all.push(&ctx);
-                    let mut body = region(&code[i + 1..e], &all)?;
+                    let mut body = region(&code[i + 1..e], &all, &[])?;
                     if cond.is_some() {
                         body.push(stmt(
                             StmtKind::If {
@@ -878,7 +931,7 @@ fn region(code: &[Ins], loops: &[&LoopCtx]) -> Option<Vec<Stmt>> {
             }
             Ins::Jump(cond, label, sp) => {
                 if let Some(end) = label_at(label, i + 1) {
-                    let inner = region(&code[i + 1..end], loops)?;
+                    let inner = region(&code[i + 1..end], loops, &labels_from(end))?;
                     out.push(stmt(
                         StmtKind::If {
                             cond: not(test(cond, *sp), *sp),
@@ -889,6 +942,19 @@ fn region(code: &[Ins], loops: &[&LoopCtx]) -> Option<Vec<Stmt>> {
                     ));
                     i = end;
                     continue;
+                }
+                if follow.contains(&label.as_str()) {
+                    // Out past the region's end: the rest of it runs only when not taken.
+                    let inner = region(&code[i + 1..], loops, follow)?;
+                    out.push(stmt(
+                        StmtKind::If {
+                            cond: not(test(cond, *sp), *sp),
+                            then_body: inner,
+                            else_body: Vec::new(),
+                        },
+                        *sp,
+                    ));
+                    break;
                 }
                 let innermost = loops.last()?;
                 if label == innermost.head {

@@ -2128,6 +2128,12 @@ impl<'p> Explorer<'p> {
         for (u, t) in s.threads.iter().enumerate() {
             k.extend([t.done as u32, t.started as u32]);
             if t.done {
+                // Its registers are part of the outcome: two states that differ in them are
+                // not one place (they were: a finished run's outcome was lost when another
+                // with other final registers had been found first).
+                k.extend(&t.regs);
+                k.push(t.unspec.len() as u32);
+                k.extend(&t.unspec);
                 continue;
             }
             k.extend([prog.blocks[t.block as usize].sblock as u32, t.pc]);

@@ -231,7 +231,7 @@ impl Table {
     pub fn get(&self, test: &str, model: &str) -> Option<Word> {
         self.rows
             .iter()
-            .find(|((t, m), _)| t == test && m.eq_ignore_ascii_case(model))
+            .find(|((t, m), _)| t == test && same_model(m, model))
             .map(|(_, w)| *w)
     }
 
@@ -243,7 +243,7 @@ impl Table {
             let got = Word::of(&a.verdict);
             let key = rows
                 .keys()
-                .find(|(t, m)| *t == a.test && m.eq_ignore_ascii_case(&a.model))
+                .find(|(t, m)| *t == a.test && same_model(m, &a.model))
                 .cloned()
                 .unwrap_or((a.test.clone(), a.model.clone()));
             match rows.get(&key) {
@@ -348,6 +348,11 @@ pub fn apply(table: &Table, analyses: &mut [Analysis]) {
     }
 }
 
+/// Do two model labels name the same run (`SSO` and `sso+sc.cat`)?
+fn same_model(a: &str, b: &str) -> bool {
+    crate::syntax::ast::expectation_key(a) == crate::syntax::ast::expectation_key(b)
+}
+
 /// The test's source with its `expect` lines replaced by one line giving this run's decided
 /// verdicts (entries for models not run, or undecided in this run, are kept as they were).
 pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
@@ -365,17 +370,19 @@ pub fn bless_source(test: &Test, analyses: &[Analysis]) -> String {
             Verdict::Forbidden => false,
             Verdict::Unknown(_) => continue,
         };
-        let named = entries.iter_mut().find(|(m, _)| {
-            m.as_deref().is_some_and(|m| {
-                crate::syntax::ast::expectation_key(m)
-                    == crate::syntax::ast::expectation_key(&a.model)
-            })
-        });
+        let named = entries
+            .iter_mut()
+            .find(|(m, _)| m.as_deref().is_some_and(|m| same_model(m, &a.model)));
         match named {
             Some(e) => e.1 = allow,
             // An entry for every model that already says it stays the only one.
             None if test.expectation(&a.model) == Some(allow) => {}
-            None => entries.push((Some(a.model.clone()), allow)),
+            // (A memory model whose name no line can write gets no entry of its own.)
+            None => {
+                if let Some(m) = crate::syntax::ast::expectation_label(&a.model) {
+                    entries.push((Some(m), allow))
+                }
+            }
         }
     }
     let line = format!(

@@ -95,9 +95,9 @@ impl LivenessReport {
     }
 }
 
-/// The `expect-liveness` entry for a model (its label: `SSO`, `SSO+vulkan`) and a progress model (by its report
-/// name: `obe`, `QF=obe,SG=hsa`): `Some(true)` when the test expects every execution to
-/// terminate. An entry naming the model wins over one for every model.
+/// The `expect-liveness` entry for a model (its label: `SSO`, `SSO+vulkan`) and a progress
+/// model (by its report name: `obe`, `QF=obe,SG=hsa`): `Some(true)` when the test expects
+/// every execution to terminate. An entry naming the model wins over one for every model.
 pub fn expected(test: &ast::Test, model: &str, progress: &str) -> Option<bool> {
     let key = ast::expectation_key(model);
     let find = |named: bool| {

@@ -49,8 +49,9 @@ pub struct Test {
 }
 
 impl Test {
-    /// The `expect` entry for a model (names matched without regard to case): the first
-    /// entry naming it, else the first entry without a model.
+    /// The `expect` entry for a model (its report label, `SSO` or `SSO+vulkan`; names
+    /// compared as [`expectation_key`] says): the first entry naming it, else the first entry
+    /// without a model.
     pub fn expectation(&self, model: &str) -> Option<bool> {
         let key = expectation_key(model);
         let named = |e: &&Expectation| {
@@ -83,6 +84,26 @@ pub fn expectation_key(label: &str) -> String {
         }
         None => label,
     }
+}
+
+/// How an `expect` line writes the model of a report's label (`--bless`): `+sc` and a memory
+/// model file's `.cat` dropped (`SSO+sc.cat` is `SSO`, `SSO+my.cat` is `SSO+my`); `None` when
+/// the memory model's name is not identifiers joined by `-`, which no line can name.
+pub fn expectation_label(label: &str) -> Option<String> {
+    let Some((exec, mem)) = label.split_once('+') else {
+        return Some(label.to_string());
+    };
+    let mem = mem.strip_suffix(".cat").unwrap_or(mem);
+    if mem.eq_ignore_ascii_case("sc") {
+        return Some(exec.to_string());
+    }
+    let ident = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    mem.split('-').all(ident).then(|| format!("{exec}+{mem}"))
 }
 
 /// `global x`, `global x = 5`, `global a[4]`, `global a[4] = {1, 2, 3, 4}`.
