@@ -973,6 +973,14 @@ fn expectations_name_a_memory_model() {
     }
     let (code, text) = run(&lines, &["liveness", "-m", "SSO"]);
     assert_eq!(code, Some(0), "{text}");
+    // A memory model neither run nor bundled is a typo's warning, as an unknown model is.
+    let typo = format!("{body}expect SSO forbid, SSO+vulcan allow, SSO+vulkan allow\n");
+    let (code, text) = run(&typo, &["check", "-m", "SSO"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("names unknown model `SSO+vulcan`") && !text.contains("`SSO+vulkan`"),
+        "{text}"
+    );
     // Live under vulkan too (the poll reads the coherence-last write): the entry for
     // SSO+vulkan, not the one for SSO, is what it contradicts, with either engine.
     for engine in ["explore", "smt"] {

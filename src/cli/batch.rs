@@ -134,7 +134,7 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
     for t in &tests {
         bar.set_message(t.name.clone());
         if table.is_none() {
-            for w in unknown_expect_models(t, &models) {
+            for w in unknown_expect_models(t, &models, &memories) {
                 bar.suspend(|| out::note(&w));
             }
         }
@@ -289,8 +289,23 @@ fn bless(
     Ok(())
 }
 
-/// An `expect` entry naming no model being run and no built-in model is almost surely a typo.
-fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
+/// An `expect` entry naming no model being run and no built-in model is almost surely a typo;
+/// so is one naming a memory model that is neither being run nor bundled (`SSO+vulcan`).
+fn unknown_expect_models(
+    t: &Test,
+    models: &[Model],
+    memories: &[Option<std::sync::Arc<tangle::memory::MemoryModel>>],
+) -> Vec<String> {
+    let known_memory = |mem: &str| {
+        tangle::memory::MemoryModel::is_known_name(mem)
+            || memories.iter().flatten().any(|m| {
+                let short = m.short_name();
+                short
+                    .strip_suffix(".cat")
+                    .unwrap_or(&short)
+                    .eq_ignore_ascii_case(mem)
+            })
+    };
     let builtin = Model::builtin();
     let known: Vec<&str> = models
         .iter()
@@ -302,8 +317,9 @@ fn unknown_expect_models(t: &Test, models: &[Model]) -> Vec<String> {
         .filter_map(|e| Some((e, e.model.as_deref()?)))
         // `SSO+vulkan`: the execution model is the part before the memory model.
         .filter(|(_, m)| {
-            let exec = m.split_once('+').map_or(*m, |(e, _)| e);
+            let (exec, mem) = m.split_once('+').map_or((*m, None), |(e, x)| (e, Some(x)));
             !known.iter().any(|k| k.eq_ignore_ascii_case(exec))
+                || mem.is_some_and(|x| !known_memory(x))
         })
         .map(|(e, model)| {
             let mut d = Diagnostic::bare(

@@ -148,6 +148,13 @@ const NAMES: &[(&str, Option<&str>, Coherence)] = &[
 ];
 
 impl MemoryModel {
+    /// Is `name` a memory model `--memory-model` knows without a path (`sc`, `vulkan`, a
+    /// bundled file's stem such as `sc` of `sc.cat`)? Expectations name memory models so.
+    pub fn is_known_name(name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        NAMES.iter().any(|(n, ..)| *n == name) || cat::bundled(&format!("{name}.cat")).is_some()
+    }
+
     /// Resolves `--memory-model`: `sc` (native, `Ok(None)`), a bundled name or file
     /// (`vulkan`, `sc.cat`), or a path to a cat file.
     pub fn resolve(spec: &str) -> Result<Option<MemoryModel>, MemoryModelError> {
