@@ -317,7 +317,7 @@ fn unknown_expect_models(
         .filter_map(|e| Some((e, e.model.as_deref()?)))
         // `SSO+vulkan`: the execution model is the part before the memory model.
         .filter(|(_, m)| {
-            let (exec, mem) = m.split_once('+').map_or((*m, None), |(e, x)| (e, Some(x)));
+            let (exec, mem) = tangle::syntax::ast::label_parts(m);
             !known.iter().any(|k| k.eq_ignore_ascii_case(exec))
                 || mem.is_some_and(|x| !known_memory(x))
         })

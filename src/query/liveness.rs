@@ -269,24 +269,9 @@ fn smt(
             crate::engine::smt::liveness::decide(&p, &m, &pm, &so)
         })
     };
-    // Z3 does not look at its cancel flag in every phase: past the deadline the work is
-    // abandoned, as the safety queries' (`smt_watched`).
+    // Past the deadline the work is abandoned, as the safety queries' is.
     let answer = match (opts.start, opts.timeout_ms) {
-        (Some(start), Some(ms)) => {
-            let deadline = start + std::time::Duration::from_millis(ms as u64) + super::GRACE;
-            match crate::budget::abandon_after(deadline, run) {
-                Ok(a) => a,
-                Err(crate::budget::Unfinished::Late) => Err(crate::budget::Exhausted::Time {
-                    limit_ms: ms as u64,
-                    phase: "encoding or solving (Z3 did not stop when asked: its work is \
-                            abandoned)",
-                }
-                .to_string()),
-                Err(crate::budget::Unfinished::Failed(panic)) => {
-                    Err(format!("the analysis failed internally ({panic})"))
-                }
-            }
-        }
+        (Some(start), Some(ms)) => super::abandon_past_deadline(start, ms, run).and_then(|a| a),
         _ => run(),
     };
     match answer {

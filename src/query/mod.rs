@@ -520,7 +520,7 @@ pub fn analyse_models(
 }
 
 /// How long past its deadline an analysis may run before it is abandoned.
-pub(super) const GRACE: Duration = Duration::from_millis(500);
+const GRACE: Duration = Duration::from_millis(500);
 
 /// [`smt_models`] within the time budget. Z3 does not look at its cancel flag in every phase
 /// (on Dartagnan's `ttaslock-2.1.1` under `vulkan.cat`, Z3's first call internalised the
@@ -536,36 +536,42 @@ fn smt_watched(
     ms: u32,
 ) -> Vec<Analysis> {
     let opts = opts.clone().started();
-    let deadline = opts.start.expect("started") + Duration::from_millis(ms as u64) + GRACE;
     let owned = (test.clone(), prog.clone(), models.to_vec(), opts.clone());
     let run = move || {
         let (t, p, m, o) = owned;
         smt_models(&t, &p, &m, &o)
     };
-    match crate::budget::abandon_after(deadline, run) {
+    match abandon_past_deadline(opts.start.expect("started"), ms, run) {
         Ok(analyses) => analyses,
-        Err(unfinished) => {
-            let why = match unfinished {
-                crate::budget::Unfinished::Late => crate::budget::Exhausted::Time {
-                    limit_ms: ms as u64,
-                    phase:
-                        "encoding or solving (Z3 did not stop when asked: its work is abandoned)",
-                }
-                .to_string(),
-                crate::budget::Unfinished::Failed(panic) => {
-                    format!("the analysis failed internally ({panic})")
-                }
-            };
-            all_unknown(
-                test,
-                prog,
-                models,
-                &opts,
-                &why,
-                opts.start.expect("started"),
-            )
-        }
+        Err(why) => all_unknown(
+            test,
+            prog,
+            models,
+            &opts,
+            &why,
+            opts.start.expect("started"),
+        ),
     }
+}
+
+/// Runs `run` (Z3 work) on a worker, abandoned [`GRACE`] past `ms` after `start`: Z3 does not
+/// look at its cancel flag in every phase. `Err`: why it has no answer.
+pub(super) fn abandon_past_deadline<T: Send + 'static>(
+    start: Instant,
+    ms: u32,
+    run: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let deadline = start + Duration::from_millis(ms as u64) + GRACE;
+    crate::budget::abandon_after(deadline, run).map_err(|unfinished| match unfinished {
+        crate::budget::Unfinished::Late => crate::budget::Exhausted::Time {
+            limit_ms: ms as u64,
+            phase: "encoding or solving (Z3 did not stop when asked: its work is abandoned)",
+        }
+        .to_string(),
+        crate::budget::Unfinished::Failed(panic) => {
+            format!("the analysis failed internally ({panic})")
+        }
+    })
 }
 
 /// Every model's analysis of `test` answering `unknown` for `why`, timed from `start`.

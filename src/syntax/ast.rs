@@ -72,31 +72,34 @@ impl Test {
 /// consistency is the default memory model, so `SSO` and `SSO+sc` are one run).
 /// docs/litmus-format.md, "`expect` lines".
 pub fn expectation_key(label: &str) -> String {
-    let label = label.to_ascii_lowercase();
-    match label.split_once('+') {
-        Some((exec, mem)) => {
-            let mem = mem.strip_suffix(".cat").unwrap_or(mem);
-            if mem == "sc" {
-                exec.to_string()
-            } else {
-                format!("{exec}+{mem}")
-            }
-        }
-        None => label,
+    match label_parts(label) {
+        (exec, None) => exec.to_ascii_lowercase(),
+        (exec, Some(mem)) => format!("{exec}+{mem}").to_ascii_lowercase(),
     }
+}
+
+/// A model label's execution model and memory model (`SSO+vulkan`), the memory model's file
+/// `.cat` dropped, and `None` for sequential consistency, the default (`SSO`, `SSO+sc`,
+/// `SSO+sc.cat`).
+pub fn label_parts(label: &str) -> (&str, Option<&str>) {
+    let Some((exec, mem)) = label.split_once('+') else {
+        return (label, None);
+    };
+    let cut = mem.len().saturating_sub(4);
+    let mem = match mem.get(cut..) {
+        Some(ext) if ext.eq_ignore_ascii_case(".cat") => &mem[..cut],
+        _ => mem,
+    };
+    (exec, (!mem.eq_ignore_ascii_case("sc")).then_some(mem))
 }
 
 /// How an `expect` line writes the model of a report's label (`--bless`): `+sc` and a memory
 /// model file's `.cat` dropped (`SSO+sc.cat` is `SSO`, `SSO+my.cat` is `SSO+my`); `None` when
 /// the memory model's name is not identifiers joined by `-`, which no line can name.
 pub fn expectation_label(label: &str) -> Option<String> {
-    let Some((exec, mem)) = label.split_once('+') else {
-        return Some(label.to_string());
+    let (exec, Some(mem)) = label_parts(label) else {
+        return Some(label_parts(label).0.to_string());
     };
-    let mem = mem.strip_suffix(".cat").unwrap_or(mem);
-    if mem.eq_ignore_ascii_case("sc") {
-        return Some(exec.to_string());
-    }
     let ident = |w: &str| {
         w.chars()
             .next()
