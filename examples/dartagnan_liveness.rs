@@ -5,7 +5,7 @@
 //! Reads `dartagnan/src/test/resources/SUITE-expected.csv` (`path,1|0`: 1 when every
 //! execution terminates, 0 when one can run forever; rows commented out with `;` are
 //! skipped, as Dartagnan skips them), runs `tangle liveness` (the explorer or Z3; SC memory
-//! unless `--memory-model` names another, explorer only) on each
+//! unless `--memory-model` names another) on each
 //! file and prints tangle's answer next to Dartagnan's, then the totals: agreements,
 //! disagreements, unknowns, refused files, the median and total time. The progress model
 //! defaults to the suite's (`-Fair`, `-HSA`, `-OBE`, `-HSA_OBE`, `-LOBE`; fair for PTX).
@@ -35,7 +35,7 @@ struct Args {
     /// The engine: explore (state-graph cycles) or smt (the spin-loop reduction).
     #[arg(long, default_value = "explore")]
     engine: String,
-    /// The memory model: sc (the default), vulkan, ptx or a .cat file (explorer only).
+    /// The memory model: sc (the default), vulkan, ptx or a .cat file (both engines).
     #[arg(long, default_value = "sc")]
     memory_model: String,
     /// Loop bound (iterations of each thread's block loop).

@@ -31,11 +31,7 @@ impl Bits {
         self.words.iter().all(|w| *w == 0)
     }
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(k, &w)| {
-            (0..64)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| k * 64 + b)
-        })
+        ones(&self.words)
     }
     fn zip(&self, o: &Bits, f: impl Fn(u64, u64) -> u64) -> Bits {
         Bits {
@@ -47,27 +43,25 @@ impl Bits {
                 .collect(),
         }
     }
-    fn or_assign(&mut self, o: &Bits) -> bool {
-        let mut changed = false;
-        for (a, b) in self.words.iter_mut().zip(&o.words) {
-            let n = *a | b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
-    }
 }
 
-/// A relation over events `0..n`: row `i` holds the successors of `i`.
+/// A relation over events `0..n`: row `i` holds the successors of `i`, as `w` words of bits.
+/// The rows share one allocation: a candidate's model is evaluated thousands of times, and a
+/// vector per row made the allocator the largest cost.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Matrix {
-    pub rows: Vec<Bits>,
+    n: usize,
+    w: usize,
+    bits: Vec<u64>,
 }
 
 impl Matrix {
     pub fn new(n: usize) -> Matrix {
+        let w = n.div_ceil(64);
         Matrix {
-            rows: vec![Bits::new(n); n],
+            n,
+            w,
+            bits: vec![0; n * w],
         }
     }
     pub fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Matrix {
@@ -78,36 +72,47 @@ impl Matrix {
         m
     }
     pub fn n(&self) -> usize {
-        self.rows.len()
+        self.n
+    }
+    fn row(&self, a: usize) -> &[u64] {
+        &self.bits[a * self.w..(a + 1) * self.w]
     }
     pub fn insert(&mut self, a: usize, b: usize) {
-        self.rows[a].insert(b);
+        self.bits[a * self.w + b / 64] |= 1 << (b % 64);
     }
     pub fn contains(&self, a: usize, b: usize) -> bool {
-        self.rows[a].contains(b)
+        self.bits[a * self.w + b / 64] >> (b % 64) & 1 == 1
+    }
+    /// The successors of `a`.
+    fn successors(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+        ones(self.row(a))
     }
     pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.rows
-            .iter()
-            .enumerate()
-            .flat_map(|(a, r)| r.iter().map(move |b| (a, b)))
+        (0..self.n).flat_map(move |a| self.successors(a).map(move |b| (a, b)))
     }
-    fn zip(&self, o: &Matrix, f: impl Fn(u64, u64) -> u64 + Copy) -> Matrix {
+    fn zip(&self, o: &Matrix, f: impl Fn(u64, u64) -> u64) -> Matrix {
         Matrix {
-            rows: self
-                .rows
+            bits: self
+                .bits
                 .iter()
-                .zip(&o.rows)
-                .map(|(a, b)| a.zip(b, f))
+                .zip(&o.bits)
+                .map(|(a, b)| f(*a, *b))
                 .collect(),
+            ..*self
+        }
+    }
+    /// Row `a` |= row `b` of `from`.
+    fn or_row(&mut self, a: usize, from: &Matrix, b: usize) {
+        let w = self.w;
+        for k in 0..w {
+            self.bits[a * w + k] |= from.bits[b * w + k];
         }
     }
     pub fn seq(&self, o: &Matrix) -> Matrix {
-        let n = self.n();
-        let mut out = Matrix::new(n);
-        for (a, row) in self.rows.iter().enumerate() {
-            for m in row.iter() {
-                out.rows[a].or_assign(&o.rows[m]);
+        let mut out = Matrix::new(self.n);
+        for a in 0..self.n {
+            for m in self.successors(a) {
+                out.or_row(a, o, m);
             }
         }
         out
@@ -115,26 +120,34 @@ impl Matrix {
     /// Transitive closure (Warshall over bit rows).
     pub fn plus(&self) -> Matrix {
         let mut m = self.clone();
-        let n = m.n();
-        for k in 0..n {
-            let rk = m.rows[k].clone();
-            for i in 0..n {
-                if m.rows[i].contains(k) {
-                    m.rows[i].or_assign(&rk);
+        for k in 0..m.n {
+            let rk = m.clone_row(k);
+            for i in 0..m.n {
+                if m.contains(i, k) {
+                    let w = m.w;
+                    for (x, y) in m.bits[i * w..(i + 1) * w].iter_mut().zip(&rk) {
+                        *x |= y;
+                    }
                 }
             }
         }
         m
     }
+    fn clone_row(&self, a: usize) -> Vec<u64> {
+        self.row(a).to_vec()
+    }
     pub fn inverse(&self) -> Matrix {
-        Matrix::from_pairs(self.n(), self.pairs().map(|(a, b)| (b, a)))
+        Matrix::from_pairs(self.n, self.pairs().map(|(a, b)| (b, a)))
     }
     pub fn irreflexive(&self) -> bool {
-        (0..self.n()).all(|i| !self.contains(i, i))
+        (0..self.n).all(|i| !self.contains(i, i))
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bits.iter().all(|w| *w == 0)
     }
     /// A cycle of the relation, as a list of events, if there is one.
     pub fn cycle(&self) -> Option<Vec<usize>> {
-        let n = self.n();
+        let n = self.n;
         // Iterative DFS with colours.
         let mut colour = vec![0u8; n];
         let mut parent = vec![usize::MAX; n];
@@ -142,7 +155,7 @@ impl Matrix {
             if colour[s] != 0 {
                 continue;
             }
-            let mut stack = vec![(s, self.rows[s].iter().collect::<Vec<_>>(), 0usize)];
+            let mut stack = vec![(s, self.successors(s).collect::<Vec<_>>(), 0usize)];
             colour[s] = 1;
             while let Some((v, succ, k)) = stack.last_mut() {
                 if *k < succ.len() {
@@ -153,7 +166,7 @@ impl Matrix {
                         0 => {
                             colour[w] = 1;
                             parent[w] = v;
-                            let ws = self.rows[w].iter().collect();
+                            let ws = self.successors(w).collect();
                             stack.push((w, ws, 0));
                         }
                         1 => {
@@ -176,6 +189,20 @@ impl Matrix {
         }
         None
     }
+}
+
+/// The positions of the set bits of `words`.
+fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(k, &w)| {
+        let mut rest = w;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                k * 64 + b
+            })
+        })
+    })
 }
 
 /// One candidate execution's base sets and relations, by cat name.
@@ -238,15 +265,16 @@ impl Algebra for Concrete {
     }
     fn cartesian(&mut self, a: &Bits, b: &Bits) -> Matrix {
         let mut m = Matrix::new(self.n);
+        let w = m.w;
         for i in a.iter() {
-            m.rows[i] = b.clone();
+            m.bits[i * w..(i + 1) * w].copy_from_slice(&b.words);
         }
         m
     }
     fn domain(&mut self, r: &Matrix) -> Bits {
         let mut s = Bits::new(self.n);
-        for (i, row) in r.rows.iter().enumerate() {
-            if !row.is_empty() {
+        for i in 0..r.n {
+            if r.row(i).iter().any(|w| *w != 0) {
                 s.insert(i);
             }
         }
@@ -254,8 +282,10 @@ impl Algebra for Concrete {
     }
     fn range(&mut self, r: &Matrix) -> Bits {
         let mut s = Bits::new(self.n);
-        for row in &r.rows {
-            s.or_assign(row);
+        for i in 0..r.n {
+            for (x, y) in s.words.iter_mut().zip(r.row(i)) {
+                *x |= y;
+            }
         }
         s
     }
@@ -275,7 +305,7 @@ impl Algebra for Concrete {
         r.irreflexive()
     }
     fn is_empty(&mut self, r: &Matrix) -> bool {
-        r.rows.iter().all(Bits::is_empty)
+        r.is_empty()
     }
     fn set_is_empty(&mut self, s: &Bits) -> bool {
         s.is_empty()

@@ -86,7 +86,10 @@ pub struct Closure<A: Algebra + ?Sized> {
     env: Env<A>,
 }
 
-type Env<A> = Vec<(String, Val<A>)>;
+/// The names in scope, innermost last. Values are shared: a function closes over the whole
+/// environment, and copying every relation in it per definition and per call was most of a
+/// concrete evaluation's time.
+type Env<A> = Vec<(Rc<str>, Rc<Val<A>>)>;
 
 /// The result of one check.
 #[derive(Clone, Debug)]
@@ -137,7 +140,10 @@ fn run_in<A: Algebra>(
             Stmt::Let(bs) => {
                 let mut vals = Vec::new();
                 for b in bs {
-                    vals.push((b.name.clone(), define(b, alg, env, file)?));
+                    vals.push((
+                        Rc::from(b.name.as_str()),
+                        Rc::new(define(b, alg, env, file)?),
+                    ));
                 }
                 env.extend(vals);
             }
@@ -200,7 +206,7 @@ fn letrec<A: Algebra>(
 ) -> Result<(), EvalError> {
     let base = env.len();
     for b in bs {
-        env.push((b.name.clone(), Val::Zero));
+        env.push((Rc::from(b.name.as_str()), Rc::new(Val::Zero)));
     }
     let rounds = alg.fixpoint_rounds();
     for round in 0.. {
@@ -211,7 +217,7 @@ fn letrec<A: Algebra>(
         let mut stable = true;
         let mut known = true;
         for (i, v) in next.into_iter().enumerate() {
-            let old = std::mem::replace(&mut env[base + i].1, v);
+            let old = std::mem::replace(&mut env[base + i].1, Rc::new(v));
             match same(alg, &old, &env[base + i].1) {
                 Some(true) => {}
                 Some(false) => stable = false,
@@ -256,8 +262,8 @@ fn same<A: Algebra>(alg: &mut A, a: &Val<A>, b: &Val<A>) -> Option<bool> {
 fn lookup<A: Algebra>(env: &Env<A>, name: &str) -> Option<Val<A>> {
     env.iter()
         .rev()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.clone())
+        .find(|(n, _)| &**n == name)
+        .map(|(_, v)| (**v).clone())
 }
 
 fn span_of(e: &Expr) -> Span {
@@ -395,7 +401,11 @@ pub fn eval<A: Algebra>(
                         ));
                     }
                     let mut inner = c.env.clone();
-                    inner.extend(c.params.iter().cloned().zip(vals));
+                    inner.extend(
+                        (c.params.iter())
+                            .map(|p| Rc::from(p.as_str()))
+                            .zip(vals.into_iter().map(Rc::new)),
+                    );
                     eval(&c.body, alg, &inner, file)?
                 }
                 ("domain" | "range", None) if vals.len() == 1 => {

@@ -28,6 +28,12 @@
 //!
 //! The reads of a prefix read writes of the prefix (as the engines' reads-from of a cut run
 //! always assumed). `docs/memory-models.md`, "Runs cut short", says what this decides.
+//!
+//! [`growing`] applies the same rule to a different kind of part: a candidate execution whose
+//! reads-from and coherence are only partly chosen. There every event is present and only
+//! `rf` and `co` grow, so *stable* means "mentions neither" (through `let`s). The explorer
+//! prunes its search of candidates with it: a choice that already breaks a weakened axiom
+//! breaks the axiom in every completion.
 
 use super::ast::{Binding, Check, Expr, Model, Stmt};
 use std::collections::HashMap;
@@ -35,21 +41,38 @@ use std::collections::HashMap;
 /// The model whose checks hold on every prefix of an execution consistent with `model`.
 pub fn closed(model: &Model) -> Model {
     let mut stable = HashMap::new();
-    closed_in(model, &mut stable)
+    closed_in(model, &mut stable, Part::Prefix)
+}
+
+/// The model whose checks hold on every part of a candidate execution consistent with
+/// `model` that has all its events but only some of the pairs of the base relations named in
+/// `growing` (the explorer's `rf` and `co` while it chooses them).
+pub fn growing(model: &Model, growing: &[&str]) -> Model {
+    let mut stable = HashMap::new();
+    closed_in(model, &mut stable, Part::Pairs(growing))
+}
+
+/// What is missing from the part of an execution the weakened model judges.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    /// Events after some point, and every pair touching them.
+    Prefix,
+    /// Some pairs of these base relations.
+    Pairs(&'a [&'a str]),
 }
 
 /// `stable`: each `let` name seen so far, and whether its value is stable.
-fn closed_in(model: &Model, stable: &mut HashMap<String, bool>) -> Model {
+fn closed_in(model: &Model, stable: &mut HashMap<String, bool>, part: Part) -> Model {
     let mut stmts = Vec::new();
     for st in &model.stmts {
         match st {
-            Stmt::Include(m) => stmts.push(Stmt::Include(Box::new(closed_in(m, stable)))),
+            Stmt::Include(m) => stmts.push(Stmt::Include(Box::new(closed_in(m, stable, part)))),
             Stmt::Let(bs) => {
                 // `let a = e and b = f`: each body sees the names bound before the `let`.
-                let out = bs.iter().map(|b| lower_binding(b, stable)).collect();
+                let out = bs.iter().map(|b| lower_binding(b, stable, part)).collect();
                 let flags: Vec<bool> = bs
                     .iter()
-                    .map(|b| b.params.is_none() && is_stable(&b.body, stable))
+                    .map(|b| b.params.is_none() && is_stable(&b.body, stable, part))
                     .collect();
                 for (b, s) in bs.iter().zip(flags) {
                     stable.insert(b.name.clone(), s);
@@ -62,11 +85,11 @@ fn closed_in(model: &Model, stable: &mut HashMap<String, bool>) -> Model {
                     stable.insert(b.name.clone(), false);
                 }
                 stmts.push(Stmt::LetRec(
-                    bs.iter().map(|b| lower_binding(b, stable)).collect(),
+                    bs.iter().map(|b| lower_binding(b, stable, part)).collect(),
                 ));
             }
             Stmt::Check(c) if !c.flag && !c.negated => stmts.push(Stmt::Check(Check {
-                expr: lower(&c.expr, stable),
+                expr: lower(&c.expr, stable, part),
                 ..c.clone()
             })),
             Stmt::Check(_) => {}
@@ -79,7 +102,7 @@ fn closed_in(model: &Model, stable: &mut HashMap<String, bool>) -> Model {
     }
 }
 
-fn lower_binding(b: &Binding, stable: &HashMap<String, bool>) -> Binding {
+fn lower_binding(b: &Binding, stable: &HashMap<String, bool>, part: Part) -> Binding {
     // A function's parameters may be bound to anything: not stable inside its body.
     let mut inner;
     let scope = match &b.params {
@@ -93,33 +116,44 @@ fn lower_binding(b: &Binding, stable: &HashMap<String, bool>) -> Binding {
         None => stable,
     };
     Binding {
-        body: lower(&b.body, scope),
+        body: lower(&b.body, scope, part),
         ..b.clone()
     }
 }
 
-/// Is `e`'s value on a prefix the restriction of its value on the whole execution?
-fn is_stable(e: &Expr, stable: &HashMap<String, bool>) -> bool {
-    match e {
-        Expr::Empty => true,
+/// Is `e`'s value on the part exactly its value on the whole execution (for a prefix: the
+/// restriction of it)?
+fn is_stable(e: &Expr, stable: &HashMap<String, bool>, part: Part) -> bool {
+    let st = |a: &Expr| is_stable(a, stable, part);
+    match (e, part) {
+        (Expr::Empty, _) => true,
         // An unbound name is a base name (or `id`, `_`).
-        Expr::Name(n, _) => stable.get(n).copied().unwrap_or(true),
-        Expr::Bracket(a) | Expr::Compl(a) | Expr::Inverse(a) | Expr::Opt(a) => is_stable(a, stable),
-        Expr::Union(a, b) | Expr::Inter(a, b) | Expr::Diff(a, b) | Expr::Cartesian(a, b) => {
-            is_stable(a, stable) && is_stable(b, stable)
+        (Expr::Name(n, _), Part::Prefix) => stable.get(n).copied().unwrap_or(true),
+        (Expr::Name(n, _), Part::Pairs(growing)) => stable
+            .get(n)
+            .copied()
+            .unwrap_or(!growing.contains(&n.as_str())),
+        (Expr::Bracket(a) | Expr::Compl(a) | Expr::Inverse(a) | Expr::Opt(a), _) => st(a),
+        (Expr::Union(a, b) | Expr::Inter(a, b) | Expr::Diff(a, b) | Expr::Cartesian(a, b), _) => {
+            st(a) && st(b)
         }
-        Expr::Seq(..) | Expr::Plus(_) | Expr::Star(_) | Expr::App(..) => false,
+        (Expr::Seq(..) | Expr::Plus(_) | Expr::Star(_) | Expr::App(..), Part::Prefix) => false,
+        // With every event present, only a growing name changes a value (a function's
+        // arguments are stable; its body is checked as the `let` defining it was not).
+        (Expr::Seq(a, b), Part::Pairs(_)) => st(a) && st(b),
+        (Expr::Plus(a) | Expr::Star(a), Part::Pairs(_)) => st(a),
+        (Expr::App(..), Part::Pairs(_)) => false,
     }
 }
 
-/// A lower bound of `e` on every prefix (the module's rule).
-fn lower(e: &Expr, stable: &HashMap<String, bool>) -> Expr {
-    let l = |a: &Expr| Box::new(lower(a, stable));
+/// A lower bound of `e` on every part (the module's rule).
+fn lower(e: &Expr, stable: &HashMap<String, bool>, part: Part) -> Expr {
+    let l = |a: &Expr| Box::new(lower(a, stable, part));
     match e {
         Expr::Empty | Expr::Name(..) => e.clone(),
-        Expr::Diff(a, b) if is_stable(b, stable) => Expr::Diff(l(a), b.clone()),
+        Expr::Diff(a, b) if is_stable(b, stable, part) => Expr::Diff(l(a), b.clone()),
         Expr::Diff(..) => Expr::Empty,
-        Expr::Compl(a) if is_stable(a, stable) => e.clone(),
+        Expr::Compl(a) if is_stable(a, stable, part) => e.clone(),
         Expr::Compl(_) => Expr::Empty,
         Expr::Bracket(a) => Expr::Bracket(l(a)),
         Expr::Inverse(a) => Expr::Inverse(l(a)),
@@ -132,7 +166,7 @@ fn lower(e: &Expr, stable: &HashMap<String, bool>) -> Expr {
         Expr::Cartesian(a, b) => Expr::Cartesian(l(a), l(b)),
         Expr::App(f, args, s) => Expr::App(
             f.clone(),
-            args.iter().map(|a| lower(a, stable)).collect(),
+            args.iter().map(|a| lower(a, stable, part)).collect(),
             *s,
         ),
     }
@@ -177,6 +211,36 @@ mod tests {
         // In `let x = loc and y = x`, `y` is the `x` bound before, which is not stable.
         let out = closed("let x = co ; co\nlet x = loc and y = x\nempty co \\ y as a\n");
         assert_eq!(out.last().map(String::as_str), Some("a Empty"), "{out:?}");
+    }
+
+    /// The weakening for partly chosen candidates: only `rf` and `co` grow, so a difference
+    /// keeps any right side that mentions neither, even through `;` and closures.
+    #[test]
+    fn growing_pairs_keep_differences_by_what_grows() {
+        let m = super::super::parse(
+            Path::new("t.cat"),
+            "let next = co \\ (co ; co+)\nlet far = (po ; po) \\ (loc ; loc)+\n\
+             acyclic po | rf | next as a\nempty rf \\ far as b\nirreflexive (rf ; po) \\ ~far as c\n\
+             empty rf \\ ~(rf ; po) as d\nflag ~empty rf as e\n",
+            &[],
+        )
+        .unwrap();
+        let c = super::growing(&m, &["rf", "co"]);
+        let out: Vec<String> = (c.stmts.iter())
+            .filter_map(|st| match st {
+                Stmt::Check(c) => Some(format!("{} {:?}", c.name, c.expr)),
+                Stmt::Let(bs) => Some(format!("let {} {:?}", bs[0].name, bs[0].body)),
+                _ => None,
+            })
+            .collect();
+        // `co ; co+` grows with `co`: the difference is dropped.
+        assert!(out[0].starts_with("let next Empty"), "{out:?}");
+        // `(loc ; loc)+` does not grow: kept (a prefix would drop it).
+        assert!(out[1].starts_with("let far Diff"), "{out:?}");
+        assert!(out[3].starts_with("b Diff"), "{out:?}");
+        assert!(out[4].starts_with("c Diff"), "{out:?}");
+        assert_eq!(out[5], "d Empty");
+        assert_eq!(out.len(), 6, "the flag is gone: {out:?}");
     }
 
     #[test]

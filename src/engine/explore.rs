@@ -122,6 +122,10 @@ pub struct Exploration {
     memory: Option<Arc<MemoryModel>>,
 }
 
+/// A stop's events per thread and the window each repeats (opaque outside the explorer).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StopKey(Vec<Vec<Access>>, Vec<Window>);
+
 /// The explored state graph, kept for the liveness question (`engine::lasso`).
 ///
 /// States are also grouped into *places*: two states share a place when they differ only in
@@ -194,6 +198,16 @@ impl Exploration {
         let Some(mm) = &self.memory else {
             return Err("the exploration ran under SC memory".into());
         };
+        let StopKey(runs, windows) = self.stop_key(s);
+        let runs: Vec<&[Access]> = runs.iter().map(Vec::as_slice).collect();
+        let init = prog.initial_memory();
+        memory::hang_consistent(prog, mm, &runs, &init, budget, &windows)
+            .map_err(|e| format!("memory model: {e}"))
+    }
+
+    /// What [`Exploration::stop_consistent`] judges of state `s`: two stops with equal keys
+    /// (the same events per thread, reached by different interleavings) get one answer.
+    pub fn stop_key(&self, s: StateRef) -> StopKey {
         let (state, _) = self.visited.get_index(s as usize).expect("valid ref");
         let windows: Vec<Window> = (state.threads.iter())
             .map(|t| match (t.spin_from, t.repeating()) {
@@ -205,9 +219,10 @@ impl Exploration {
                 _ => Window::None,
             })
             .collect();
-        let init = prog.initial_memory();
-        memory::hang_consistent(prog, mm, &state.runs(), &init, budget, &windows)
-            .map_err(|e| format!("memory model: {e}"))
+        StopKey(
+            state.runs().into_iter().map(<[Access]>::to_vec).collect(),
+            windows,
+        )
     }
 
     /// Under a memory model: how many events the run to state `s` recorded.

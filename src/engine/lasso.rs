@@ -108,6 +108,7 @@ pub fn analyse_relaxed(
 ) -> Finding {
     let layout = &prog.layout;
     let mut doubt: Option<String> = None;
+    let mut asked = std::collections::HashSet::new();
     // Shorter runs first: their candidate executions are fewer, and a hang found in one ends
     // the search.
     let mut stops: Vec<&(StateRef, Vec<ThreadStatus>)> = ex.stops.iter().collect();
@@ -125,6 +126,10 @@ pub fn analyse_relaxed(
                     .fair(&|r, d| layout.scope_members(r, d), status)
                     .is_none())
         {
+            continue;
+        }
+        // Interleavings that end in the same events ask the same question once.
+        if !asked.insert(ex.stop_key(*s)) {
             continue;
         }
         match ex.stop_consistent(prog, *s, budget) {

@@ -143,7 +143,8 @@ pub fn prefix_consistent(
     prefix_consistent_within(prog, model, runs, init, budget, MAX_PREFIX_CANDIDATES)
 }
 
-/// [`prefix_consistent`], trying at most `cap` candidates (`None` beyond).
+/// [`prefix_consistent`] as a quick check: `None` at once when the run has more than `cap`
+/// candidates (before pruning), and beyond `cap` choices searched.
 pub fn prefix_consistent_within(
     prog: &Program,
     model: &MemoryModel,
@@ -159,7 +160,7 @@ pub fn prefix_consistent_within(
 }
 
 /// What a thread of a run that may stop for good repeats for ever.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Window {
     /// Nothing: it terminated, waits, or is never run again.
     None,
@@ -207,8 +208,10 @@ pub fn hang_consistent(
 enum Goal<'a> {
     /// Every consistent candidate, its finals, flags and near misses.
     All,
-    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), among at
-    /// most this many.
+    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), when the
+    /// run has at most this many candidates, searching at most this many choices. (A prefix
+    /// is asked at every step of a loop: searching many candidates there cost more than the
+    /// runs it dropped saved.)
     Prefix(u64),
     /// One consistent candidate in which every thread can repeat its window for ever.
     Hang(&'a [Window]),
@@ -420,6 +423,12 @@ fn judge_by(
         }
     }
     let partial = model.coherence == super::Coherence::Partial;
+    let mut out = Judgement::default();
+    let (cap, listed) = match goal {
+        Goal::Prefix(cap) => (cap, cap),
+        _ => (MAX_CANDIDATES, u64::MAX),
+    };
+    // Partial orders are listed whole, per cell (total ones are built write by write).
     let mut count: u64 = 1;
     for s in &sources {
         count = count.saturating_mul(s.len() as u64);
@@ -427,12 +436,8 @@ fn judge_by(
     for (_, ws) in writes.values() {
         count = count.saturating_mul(orders_count(ws.len(), partial));
     }
-    let mut out = Judgement::default();
-    let cap = match goal {
-        Goal::Prefix(cap) => cap,
-        _ => MAX_CANDIDATES,
-    };
-    if count > cap {
+    let too_long = |ws: &Vec<usize>| partial && orders_count(ws.len(), true) > cap;
+    if count > listed || writes.values().any(|(_, ws)| too_long(ws)) {
         out.too_many = true;
         return Ok(out);
     }
@@ -459,124 +464,375 @@ fn judge_by(
     };
     let read_no: BTreeMap<usize, usize> = reads.iter().enumerate().map(|(k, &r)| (r, k)).collect();
     let mut orders: Vec<Vec<CoOrder>> = Vec::new();
-    for (init, ws) in writes.values() {
-        match coherence_orders(*init, ws, partial, budget) {
-            Ok(o) => orders.push(o),
-            Err(e) => {
-                out.exhausted = Some(e);
-                return Ok(out);
+    if partial {
+        for (init, ws) in writes.values() {
+            match coherence_orders(*init, ws, partial, budget) {
+                Ok(o) => orders.push(o),
+                Err(e) => {
+                    out.exhausted = Some(e);
+                    return Ok(out);
+                }
             }
         }
     }
-    let mut rf_pick = vec![0usize; reads.len()];
-    loop {
+    let pruning = match goal {
+        Goal::Prefix(_) => &model.prefix_growing,
+        _ => &model.growing,
+    };
+    let mut search = Search::new(alg, pruning, partial, &writes, orders, &reads, &sources);
+    // Under `Goal::All` a candidate that fails one axiom is still a near miss.
+    search.prune_at = if first { 1 } else { 2 };
+    search.must_be_last = &must_be_last;
+    let mut leaf = |a: &mut Concrete, rf_pick: &[usize], chosen: &[CoOrder]| {
+        let chosen: Vec<&CoOrder> = chosen.iter().collect();
         let rf = Matrix::from_pairs(
             n,
             reads
                 .iter()
-                .zip(&rf_pick)
+                .zip(rf_pick)
                 .enumerate()
                 .map(|(k, (&r, &p))| (sources[k][p], r)),
         );
-        let mut co_pick = vec![0usize; orders.len()];
-        loop {
-            let chosen: Vec<&CoOrder> = orders.iter().zip(&co_pick).map(|(o, &k)| &o[k]).collect();
-            if let Err(e) = budget.check("judging candidate executions") {
-                out.exhausted = Some(e);
-                return Ok(out);
-            }
-            // Under `Goal::Hang` (reads-from already restricted where it alone decides): a
-            // window of reads reads coherence-maximal writes, suffix writes come after every
-            // earlier write of their cells, and reads-from inside an infix is repeated between
-            // the twins in the suffix.
-            let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
-            let stale = must_be_last
-                .iter()
-                .enumerate()
-                .any(|(k, o)| o.is_some_and(|o| !chosen[o].last.contains(&sources[k][rf_pick[k]])));
-            let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
-            let repeats = || {
-                (0..n).all(|e| {
-                    let ordered = !(suffix[e] && ev[e].write)
-                        || (0..n).all(|w| {
-                            !(ev[w].write && ev[w].cell == ev[e].cell)
-                                || suffix[w]
-                                || co.contains(w, e)
-                        });
-                    let twinned = !(ev[e].read && part[e] == 1)
-                        || src(e).is_none_or(|w| {
-                            part[w] != 1 || matches!((twin(e), twin(w)), (Some(te), Some(tw)) if src(te) == Some(tw))
-                        });
-                    ordered && twinned
-                })
-            };
-            if stale || (!windows.is_empty() && !repeats()) {
-                if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
-                    break;
-                }
-                continue;
-            }
-            let mut a = alg.clone();
-            a.rels.insert("rf".into(), rf.clone());
-            a.rels.insert("co".into(), co);
-            let results = interp::run(cat, &mut a)?;
-            let failed: Vec<usize> = (0..results.len())
-                .filter(|&k| !results[k].flag && !results[k].holds)
-                .collect();
-            // Each choice of a coherence-maximal write per cell is a final memory (one choice
-            // under a total order).
-            let ev = &ev;
-            let finals_of = || {
-                let mut all = vec![init.to_vec()];
-                for o in &chosen {
-                    all = all
-                        .into_iter()
-                        .flat_map(|f: Vec<u32>| {
-                            o.last.iter().map(move |&w| {
-                                let mut f = f.clone();
-                                let e = &ev[w];
-                                f[e.cell.expect("a write has a cell") as usize] = e.value;
-                                f
-                            })
+        // Under `Goal::Hang` (reads-from already restricted where it alone decides, windows
+        // of reads reading coherence-maximal writes as the search chose them): suffix writes
+        // come after every earlier write of their cells, and reads-from inside an infix is
+        // repeated between the twins in the suffix.
+        let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
+        let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
+        let repeats = || {
+            (0..n).all(|e| {
+                let ordered = !(suffix[e] && ev[e].write)
+                    || (0..n).all(|w| {
+                        !(ev[w].write && ev[w].cell == ev[e].cell) || suffix[w] || co.contains(w, e)
+                    });
+                let twinned = !(ev[e].read && part[e] == 1) || src(e).is_none_or(|w| {
+                    part[w] != 1
+                        || matches!((twin(e), twin(w)), (Some(te), Some(tw)) if src(te) == Some(tw))
+                });
+                ordered && twinned
+            })
+        };
+        if !windows.is_empty() && !repeats() {
+            return Ok(false);
+        }
+        a.rels.insert("rf".into(), rf.clone());
+        a.rels.insert("co".into(), co);
+        let results = interp::run(cat, a)?;
+        let failed: Vec<usize> = (0..results.len())
+            .filter(|&k| !results[k].flag && !results[k].holds)
+            .collect();
+        // Each choice of a coherence-maximal write per cell is a final memory (one choice
+        // under a total order).
+        let ev = &ev;
+        let finals_of = || {
+            let mut all = vec![init.to_vec()];
+            for o in &chosen {
+                all = all
+                    .into_iter()
+                    .flat_map(|f: Vec<u32>| {
+                        o.last.iter().map(move |&w| {
+                            let mut f = f.clone();
+                            let e = &ev[w];
+                            f[e.cell.expect("a write has a cell") as usize] = e.value;
+                            f
                         })
-                        .collect();
-                }
-                all.retain(|f| keep(f));
-                all
-            };
-            if failed.is_empty() {
-                let finals = finals_of();
-                if !finals.is_empty() {
-                    for c in results.iter().filter(|c| c.flag && c.holds) {
-                        out.flags.insert(c.name.clone());
-                    }
-                }
-                for finals in finals {
-                    out.finals
-                        .entry(finals)
-                        .or_insert_with(|| execution(prog, ev, &rf, &chosen));
-                }
-                if first {
-                    return Ok(out);
-                }
-            } else if let [k] = failed[..] {
-                let c = &results[k];
-                let name = super::axiom_name(k, &c.name, c.kind);
-                for finals in finals_of() {
-                    out.near_misses
-                        .entry((finals, name.clone()))
-                        .or_insert_with(|| execution(prog, ev, &rf, &chosen));
+                    })
+                    .collect();
+            }
+            all.retain(|f| keep(f));
+            all
+        };
+        if failed.is_empty() {
+            let finals = finals_of();
+            if !finals.is_empty() {
+                for c in results.iter().filter(|c| c.flag && c.holds) {
+                    out.flags.insert(c.name.clone());
                 }
             }
-            if !advance(&mut co_pick, orders.iter().map(Vec::len)) {
-                break;
+            for finals in finals {
+                out.finals
+                    .entry(finals)
+                    .or_insert_with(|| execution(prog, ev, &rf, &chosen));
+            }
+            return Ok(first && !out.finals.is_empty());
+        } else if let [k] = failed[..] {
+            let c = &results[k];
+            let name = super::axiom_name(k, &c.name, c.kind);
+            for finals in finals_of() {
+                out.near_misses
+                    .entry((finals, name.clone()))
+                    .or_insert_with(|| execution(prog, ev, &rf, &chosen));
             }
         }
-        if !advance(&mut rf_pick, sources.iter().map(Vec::len)) {
-            break;
-        }
+        Ok(false)
+    };
+    let end = search.run(cap, budget, &mut leaf)?;
+    tracing::debug!(
+        events = n,
+        nodes = search.nodes,
+        stop = ?end.as_ref().map(|e| match e {
+            Stop::TooMany => "too many",
+            Stop::Exhausted(_) => "budget",
+            Stop::Found => "found",
+        }),
+        "searched candidates"
+    );
+    match end {
+        Some(Stop::TooMany) => out.too_many = true,
+        Some(Stop::Exhausted(e)) => out.exhausted = Some(e),
+        Some(Stop::Found) | None => {}
     }
     Ok(out)
+}
+
+/// What a search does with a whole candidate (the algebra with its base names, the index of
+/// each read's source, each cell's order): true when the goal is met.
+type Leaf<'l> = dyn FnMut(&mut Concrete, &[usize], &[CoOrder]) -> Result<bool, EvalError> + 'l;
+
+/// Why a search of candidates stopped before the end.
+enum Stop {
+    /// More than the cap of choices were tried.
+    TooMany,
+    Exhausted(crate::budget::Exhausted),
+    /// The goal was met.
+    Found,
+}
+
+/// One choice of the search: where a write goes in its cell's total coherence order, a whole
+/// partial order of a cell, or the source of a read.
+#[derive(Clone, Copy)]
+enum Step {
+    Insert { cell: usize, write: usize },
+    Order { cell: usize },
+    Source { read: usize },
+}
+
+/// The search of a run's candidate executions: coherence first (each cell's writes inserted
+/// one by one into a total order, or a whole partial order per cell), then a source per
+/// read. After each choice the model weakened to the part chosen so far
+/// ([`MemoryModel::growing`]) judges it, and a branch that already breaks `prune_at` axioms
+/// is left: every candidate below breaks them too. Herd lists candidates whole; with
+/// read-modify-writes in a loop their number grows as the factorial of the writes, while
+/// atomicity and coherence leave few.
+struct Search<'a> {
+    alg: Concrete,
+    pruning: &'a crate::cat::Model,
+    /// Whether the weakened model has an axiom left at all.
+    prunes: bool,
+    prune_at: usize,
+    partial: bool,
+    steps: Vec<Step>,
+    inits: Vec<usize>,
+    cell_writes: Vec<Vec<usize>>,
+    orders: Vec<Vec<CoOrder>>,
+    reads: &'a [usize],
+    sources: &'a [Vec<usize>],
+    /// Per read, the cell whose coherence-maximal write it must read (`Goal::Hang`).
+    must_be_last: &'a [Option<usize>],
+    /// The choices so far: each cell's order (total: the writes inserted; partial: the
+    /// index of its order, if chosen), each read's source (if chosen).
+    seqs: Vec<Vec<usize>>,
+    order_pick: Vec<Option<usize>>,
+    rf_pick: Vec<Option<usize>>,
+    nodes: u64,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        alg: Concrete,
+        pruning: &'a crate::cat::Model,
+        partial: bool,
+        writes: &BTreeMap<u32, (usize, Vec<usize>)>,
+        orders: Vec<Vec<CoOrder>>,
+        reads: &'a [usize],
+        sources: &'a [Vec<usize>],
+    ) -> Search<'a> {
+        // Total orders: in event order, a read's source just before the writes after it, so
+        // that a read-modify-write's write is placed right after choosing what it read
+        // (atomicity then leaves one place). Partial orders: each cell's whole order first.
+        let mut steps: Vec<(usize, Step)> = Vec::new();
+        for (cell, (_, ws)) in writes.values().enumerate() {
+            if partial {
+                steps.push((0, Step::Order { cell }));
+            } else {
+                steps.extend(
+                    ws.iter()
+                        .map(|&write| (write, Step::Insert { cell, write })),
+                );
+            }
+        }
+        steps.extend((reads.iter().enumerate()).map(|(read, &r)| (r, Step::Source { read })));
+        steps.sort_by_key(|(at, _)| *at);
+        let steps = steps.into_iter().map(|(_, s)| s).collect();
+        let prunes = has_axiom(pruning);
+        Search {
+            alg,
+            pruning,
+            prunes,
+            prune_at: 1,
+            partial,
+            steps,
+            inits: writes.values().map(|(i, _)| *i).collect(),
+            cell_writes: writes.values().map(|(_, ws)| ws.clone()).collect(),
+            orders,
+            reads,
+            sources,
+            must_be_last: &[],
+            seqs: vec![Vec::new(); writes.len()],
+            order_pick: vec![None; writes.len()],
+            rf_pick: vec![None; reads.len()],
+            nodes: 0,
+        }
+    }
+
+    /// Runs `leaf` on every candidate no weakened axiom rules out, until it returns true.
+    fn run(
+        &mut self,
+        cap: u64,
+        budget: &crate::budget::Budget,
+        leaf: &mut Leaf,
+    ) -> Result<Option<Stop>, EvalError> {
+        self.go(0, false, cap, budget, leaf)
+    }
+
+    /// Steps `k..` of the search; `forced`: step `k - 1` had one choice only (such steps are
+    /// neither counted against the cap nor judged: the next choice will be).
+    fn go(
+        &mut self,
+        k: usize,
+        forced: bool,
+        cap: u64,
+        budget: &crate::budget::Budget,
+        leaf: &mut Leaf,
+    ) -> Result<Option<Stop>, EvalError> {
+        let whole = k == self.steps.len();
+        if whole || !forced {
+            self.nodes += 1;
+            if self.nodes > cap {
+                return Ok(Some(Stop::TooMany));
+            }
+        }
+        if let Err(e) = budget.check("judging candidate executions") {
+            return Ok(Some(Stop::Exhausted(e)));
+        }
+        let Some(&step) = self.steps.get(k) else {
+            let chosen: Vec<CoOrder> = (0..self.inits.len()).map(|c| self.order(c)).collect();
+            let rf: Vec<usize> = self.rf_pick.iter().map(|p| p.expect("chosen")).collect();
+            // A read that must read a coherence-maximal write (`Goal::Hang`) does.
+            let stale = (self.must_be_last.iter().enumerate())
+                .any(|(k, c)| c.is_some_and(|c| !chosen[c].last.contains(&self.sources[k][rf[k]])));
+            if stale {
+                return Ok(None);
+            }
+            return Ok(leaf(&mut self.alg, &rf, &chosen)?.then_some(Stop::Found));
+        };
+        if k > 0 && !forced && self.prunes && self.breaks()? {
+            return Ok(None);
+        }
+        match step {
+            Step::Insert { cell, write } => {
+                let places = self.seqs[cell].len() + 1;
+                for p in 0..places {
+                    self.seqs[cell].insert(p, write);
+                    let r = self.go(k + 1, places == 1, cap, budget, leaf)?;
+                    self.seqs[cell].remove(p);
+                    if r.is_some() {
+                        return Ok(r);
+                    }
+                }
+            }
+            Step::Order { cell } => {
+                for o in 0..self.orders[cell].len() {
+                    self.order_pick[cell] = Some(o);
+                    let one = self.orders[cell].len() == 1;
+                    let r = self.go(k + 1, one, cap, budget, leaf)?;
+                    self.order_pick[cell] = None;
+                    if r.is_some() {
+                        return Ok(r);
+                    }
+                }
+            }
+            Step::Source { read } => {
+                for s in 0..self.sources[read].len() {
+                    self.rf_pick[read] = Some(s);
+                    let one = self.sources[read].len() == 1;
+                    let r = self.go(k + 1, one, cap, budget, leaf)?;
+                    self.rf_pick[read] = None;
+                    if r.is_some() {
+                        return Ok(r);
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Cell `c`'s coherence order as chosen (whole: only asked once it is).
+    fn order(&self, c: usize) -> CoOrder {
+        if self.partial {
+            let o = &self.orders[c][self.order_pick[c].expect("chosen")];
+            return CoOrder {
+                pairs: o.pairs.clone(),
+                cover: o.cover.clone(),
+                last: o.last.clone(),
+            };
+        }
+        let (init, seq) = (self.inits[c], &self.seqs[c]);
+        let mut pairs: Vec<(usize, usize)> = seq.iter().map(|&w| (init, w)).collect();
+        for (i, &a) in seq.iter().enumerate() {
+            pairs.extend(seq[i + 1..].iter().map(|&b| (a, b)));
+        }
+        let chain: Vec<usize> = std::iter::once(init).chain(seq.iter().copied()).collect();
+        CoOrder {
+            pairs,
+            cover: chain.windows(2).map(|p| (p[0], p[1])).collect(),
+            last: vec![*chain.last().expect("the initial write")],
+        }
+    }
+
+    /// Does the part chosen so far already break `prune_at` of the weakened axioms?
+    fn breaks(&mut self) -> Result<bool, EvalError> {
+        let n = self.alg.n;
+        let mut co = Matrix::new(n);
+        for (c, ws) in self.cell_writes.iter().enumerate() {
+            // The initial write comes first in every order.
+            ws.iter().for_each(|&w| co.insert(self.inits[c], w));
+            if self.partial {
+                if let Some(o) = self.order_pick[c] {
+                    self.orders[c][o]
+                        .pairs
+                        .iter()
+                        .for_each(|&(a, b)| co.insert(a, b));
+                }
+            } else {
+                let seq = &self.seqs[c];
+                for (i, &a) in seq.iter().enumerate() {
+                    seq[i + 1..].iter().for_each(|&b| co.insert(a, b));
+                }
+            }
+        }
+        let rf = Matrix::from_pairs(
+            n,
+            (self.rf_pick.iter().enumerate())
+                .filter_map(|(k, p)| p.map(|p| (self.sources[k][p], self.reads[k]))),
+        );
+        self.alg.rels.insert("rf".into(), rf);
+        self.alg.rels.insert("co".into(), co);
+        let results = interp::run(self.pruning, &mut self.alg)?;
+        let failed = results.iter().filter(|c| !c.flag && !c.holds).count();
+        Ok(failed >= self.prune_at)
+    }
+}
+
+/// Whether a model has an axiom whose relation is not known empty.
+fn has_axiom(m: &crate::cat::Model) -> bool {
+    m.stmts.iter().any(|s| match s {
+        crate::cat::ast::Stmt::Include(m) => has_axiom(m),
+        crate::cat::ast::Stmt::Check(c) => {
+            !c.flag && !c.negated && c.expr != crate::cat::ast::Expr::Empty
+        }
+        _ => false,
+    })
 }
 
 /// One candidate coherence order of a cell's writes.
@@ -712,18 +968,6 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
         }
     }
     out
-}
-
-/// Odometer step over digits with the given radices; false after the last.
-fn advance(digits: &mut [usize], radix: impl Iterator<Item = usize>) -> bool {
-    for (d, r) in digits.iter_mut().zip(radix) {
-        *d += 1;
-        if *d < r {
-            return true;
-        }
-        *d = 0;
-    }
-    false
 }
 
 #[cfg(test)]

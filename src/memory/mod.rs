@@ -79,6 +79,11 @@ pub struct MemoryModel {
     /// satisfy ([`cat::prefix`]): the engines report such a run only when some candidate
     /// execution of it satisfies these.
     pub prefix: cat::Model,
+    /// `cat` and `prefix` weakened to the axioms a candidate whose `rf` and `co` are only
+    /// partly chosen already breaks ([`cat::prefix::growing`]): the explorer's search of
+    /// candidates stops a branch as soon as one does.
+    pub growing: cat::Model,
+    pub prefix_growing: cat::Model,
     /// Does the model read `sched` (the SIMT-Step schedule)? Only then do executions that
     /// differ only in the order of independent steps have to be told apart.
     pub uses_sched: bool,
@@ -217,9 +222,12 @@ impl MemoryModel {
             .stmts
             .insert(0, cat::ast::Stmt::Include(Box::new(stdlib)));
         validate(&model).map_err(|e| MemoryModelError::Cat(e.to_string()))?;
+        let prefix = cat::prefix::closed(&model);
         Ok(MemoryModel {
             name: name.to_string(),
-            prefix: cat::prefix::closed(&model),
+            growing: cat::prefix::growing(&model, GROWING),
+            prefix_growing: cat::prefix::growing(&prefix, GROWING),
+            prefix,
             cat: model,
             uses_sched,
             sched_fences_only: uses_sched && !direct,
@@ -227,6 +235,9 @@ impl MemoryModel {
         })
     }
 }
+
+/// The base relations the explorer chooses pair by pair when it searches candidates.
+const GROWING: &[&str] = &["rf", "co"];
 
 /// Every relation an execution gives a model (the fixed ones of [`base`] and these).
 pub const EXECUTION_RELATIONS: &[&str] =

@@ -237,20 +237,54 @@ fn relaxed(
         memory: Some(mm.clone()),
         liveness: true,
     };
-    let ex = match explore::explore(prog, model, &eo) {
-        Err(e) => return LiveVerdict::Unknown(e.to_string()),
-        Ok(ex) => ex,
-    };
-    report.states = ex.states;
-    match lasso::analyse_relaxed(&ex, prog, progress, &eo.budget) {
-        Finding::Live => LiveVerdict::Live,
-        Finding::Unknown(why) => LiveVerdict::Unknown(why),
-        Finding::Hang(h) => {
-            describe_relaxed(report, test, prog, &ex, &h);
-            LiveVerdict::Violated
+    // Deepening: runs of exchange loops (read-modify-writes in a loop) multiply with the loop
+    // bound, so smaller bounds are tried first. Either answer at a smaller bound is the answer
+    // at every larger one: a hang's stop is a real run, whatever cuts the others; and `live`
+    // there means no consistent run even reached the bound.
+    let mut bound = opts.unroll.min(DEEPENING_FROM);
+    loop {
+        let smaller;
+        let p = if bound == opts.unroll {
+            prog
+        } else {
+            let at = (opts.clone())
+                .with_unroll(bound)
+                .with_idle_depth(crate::ir::IdleDepth::Bound);
+            match compile_for(test, &at) {
+                Ok(p) => {
+                    smaller = p;
+                    &smaller
+                }
+                Err(_) => {
+                    // (Out of budget: the full bound, already compiled, says so.)
+                    bound = opts.unroll;
+                    continue;
+                }
+            }
+        };
+        let finding = match explore::explore(p, model, &eo) {
+            Err(e) => Finding::Unknown(e.to_string()),
+            Ok(ex) => {
+                report.states = ex.states;
+                match lasso::analyse_relaxed(&ex, p, progress, &eo.budget) {
+                    Finding::Hang(h) => {
+                        describe_relaxed(report, test, p, &ex, &h);
+                        return LiveVerdict::Violated;
+                    }
+                    f => f,
+                }
+            }
+        };
+        match finding {
+            Finding::Live => return LiveVerdict::Live,
+            Finding::Unknown(why) if bound >= opts.unroll => return LiveVerdict::Unknown(why),
+            _ => bound = (bound * 2).min(opts.unroll),
         }
     }
 }
+
+/// The first loop bound the explorer tries under a memory model.
+const DEEPENING_FROM: u32 = 4;
 
 /// The Z3 engine's answer (its spin-loop reduction; under a memory model too, with the memory
 /// model in `opts`).
