@@ -126,7 +126,9 @@ fn main() {
         let mut opts = Options::default()
             .with_outcomes(false)
             .with_engine(engine)
-            .with_timeout_ms(Some(args.timeout));
+            .with_timeout_ms(Some(args.timeout))
+            // Flags are judged whole only for a races table, as `tangle check` does.
+            .with_flags(races);
         opts.memory = memory.clone();
         let (mut agree, mut differ, mut unknown, mut undefined) = (0, 0, 0, 0);
         let mut times = Vec::new();
@@ -167,7 +169,15 @@ fn main() {
             };
             if !args.quiet || mark != "agree" {
                 let got = got.map_or("?".to_string(), |h| h.to_string());
-                println!("{file} ({engine}): tangle {got}, Dartagnan {want}: {mark}");
+                // An unknown says why (a bound, a limit, the budget).
+                let why = match &a {
+                    Ok(a) => match &a.verdict {
+                        query::Verdict::Unknown(why) if mark == "unknown" => format!(" ({why})"),
+                        _ => String::new(),
+                    },
+                    Err(e) => format!(" ({e})"),
+                };
+                println!("{file} ({engine}): tangle {got}, Dartagnan {want}: {mark}{why}");
             }
         }
         times.sort_by(f64::total_cmp);

@@ -1194,6 +1194,12 @@ fn a_race_in_an_idle_iteration_is_not_claimed_absent() {
         assert_eq!(a.verdict, Verdict::Allowed, "{engine:?}");
         assert!(!a.undefined_behaviour_complete, "{engine:?}");
         assert_eq!(a.flags(), query::FlagAnswer::Unknown, "{engine:?}");
+        // A question about the condition alone (`tangle check`) keeps the shallower loop:
+        // the verdict stands, the race is left open rather than denied.
+        let condition_only = opts.clone().with_flags(false);
+        let a = query::analyse(&test, &Model::by_name("SSO").unwrap(), &condition_only).unwrap();
+        assert_eq!(a.verdict, Verdict::Allowed, "{engine:?}");
+        assert_eq!(a.flags(), query::FlagAnswer::Unknown, "{engine:?}");
         // The same spin with `y` read after the loop is race-free, and now says so.
         let after = src.replace(
             " s = atomicLoad(y, sc0, nonpriv, vis, device); if (r == 1) { break; } } }",

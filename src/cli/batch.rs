@@ -128,7 +128,15 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         // A Dartagnan table asks whether `forall` conditions hold: every outcome is needed.
         .with_outcomes(kind != TableCommand::Check || table.as_ref().is_some_and(|t| t.by_path()))
         // Listing outcomes, a value out of thin air is one row "any v", not 256 numbers.
-        .with_free_values(kind == TableCommand::Outcomes);
+        .with_free_values(kind == TableCommand::Outcomes)
+        // `check` asks about the condition; flags are judged whole for a races table and
+        // the commands that list everything.
+        .with_flags(kind != TableCommand::Check || table.as_ref().is_some_and(|t| t.races()));
+    // The program is compiled once for every memory model: as deep as the one with flags
+    // needs (a deeper unrolling of idle loops is sound for the others).
+    let flagged = memories
+        .iter()
+        .find(|m| m.as_ref().is_some_and(|m| m.cat.has_flags()));
     let bar = out::progress(tests.len() as u64, kind.name());
     let mut analyses: Vec<Analysis> = Vec::new();
     for t in &tests {
@@ -140,6 +148,7 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         }
         // The first memory model's budget includes unrolling; each later one starts afresh.
         opts.start = Some(std::time::Instant::now());
+        opts.memory = flagged.cloned().flatten();
         let prog = match query::compile_for(t, &opts) {
             Ok(p) => p,
             Err(query::QueryError::Exhausted(e)) => {

@@ -218,6 +218,11 @@ impl Table {
         !self.holds.is_empty()
     }
 
+    /// Is it a Dartagnan races table (its rows say whether no execution raises a flag)?
+    pub fn races(&self) -> bool {
+        self.races
+    }
+
     /// A Dartagnan row for `file`: the row whose path `file` ends with.
     pub fn holds_for(&self, file: &str) -> Option<bool> {
         let file = file.replace('\\', "/");

@@ -67,6 +67,11 @@ pub struct Options {
     pub max_memory_mib: Option<u64>,
     /// SMT: enumerate every outcome (not only the verdict's).
     pub want_outcomes: bool,
+    /// Under a memory model with flags (`flag ~empty race as data-race`): judge them whole,
+    /// unrolling idle loops one iteration deeper so that a flag raised in an iteration that
+    /// goes round is seen ([`compile_for`]). Off, a question about the condition alone is
+    /// spared those states (the flags' answer then stays open where such a cut is).
+    pub want_flags: bool,
     /// SMT: most outcomes to enumerate.
     pub max_outcomes: usize,
     /// SMT: list outcomes that take any value of a free v once, as a family
@@ -101,6 +106,7 @@ impl Default for Options {
             timeout_ms: None,
             max_memory_mib: Some(crate::budget::DEFAULT_MAX_MEMORY_MIB),
             want_outcomes: true,
+            want_flags: true,
             max_outcomes: DEFAULT_MAX_OUTCOMES,
             free_values: false,
             time_bits: 0,
@@ -178,6 +184,10 @@ impl Options {
     }
     pub fn with_outcomes(mut self, want: bool) -> Self {
         self.want_outcomes = want;
+        self
+    }
+    pub fn with_flags(mut self, want: bool) -> Self {
+        self.want_flags = want;
         self
     }
     pub fn with_free_values(mut self, on: bool) -> Self {
@@ -442,7 +452,9 @@ pub fn compile_observing(
 /// ([`Program::idle_cuts_hide_no_flag`]).
 pub fn compile_for(test: &ast::Test, opts: &Options) -> Result<Program, QueryError> {
     let depth = match opts.idle_depth {
-        ir::IdleDepth::Lanes if opts.memory_has_flags() => ir::IdleDepth::LanesAndOne,
+        ir::IdleDepth::Lanes if opts.want_flags && opts.memory_has_flags() => {
+            ir::IdleDepth::LanesAndOne
+        }
         d => d,
     };
     compile_at(test, opts.unroll, depth, &[], &opts.budget())
