@@ -72,11 +72,13 @@ pub struct Judgement {
     pub exhausted: Option<crate::budget::Exhausted>,
 }
 
-/// Candidate executions tried per run before giving up (the verdict is then `unknown`).
+/// Choices the search of a run's candidates makes (each judged part or whole candidate
+/// counts one) before giving up: the verdict is then `unknown`.
 pub const MAX_CANDIDATES: u64 = 1 << 20;
 
-/// Candidate executions tried for a run cut short before it is reported unjudged: such runs
-/// are many (every interleaving that reaches the cut), and a doubt costs less than the time.
+/// For a run cut short: judged only when it has at most this many candidates, and searched
+/// with at most this many choices, else reported unjudged: such runs are many (every
+/// interleaving that reaches the cut), and a doubt costs less than the time.
 pub const MAX_PREFIX_CANDIDATES: u64 = 1 << 12;
 
 #[derive(Clone, Debug)]
