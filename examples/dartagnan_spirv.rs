@@ -270,7 +270,11 @@ fn main() {
                 times[k] += start.elapsed().as_secs_f64();
                 got.push(match a {
                     Ok(a) => (a.condition_holds, races(&a)),
-                    Err(_) => (None, Race::Unknown),
+                    Err(e) => {
+                        // Not an answer: say why, even with --quiet.
+                        eprintln!("{}: {engine}: {e}", test.file);
+                        (None, Race::Unknown)
+                    }
                 });
             }
             got
