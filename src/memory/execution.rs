@@ -777,18 +777,14 @@ impl<'a> Search<'a> {
     /// Cell `c`'s coherence order as chosen (whole: only asked once it is).
     fn order(&self, c: usize) -> CoOrder {
         if self.partial {
-            let o = &self.orders[c][self.order_pick[c].expect("chosen")];
-            return CoOrder {
-                pairs: o.pairs.clone(),
-                cover: o.cover.clone(),
-                last: o.last.clone(),
-            };
+            return self.orders[c][self.order_pick[c].expect("chosen")].clone();
         }
         let (init, seq) = (self.inits[c], &self.seqs[c]);
-        let mut pairs: Vec<(usize, usize)> = seq.iter().map(|&w| (init, w)).collect();
-        for (i, &a) in seq.iter().enumerate() {
-            pairs.extend(seq[i + 1..].iter().map(|&b| (a, b)));
-        }
+        let pairs = seq
+            .iter()
+            .map(|&w| (init, w))
+            .chain(chain_pairs(seq))
+            .collect();
         let chain: Vec<usize> = std::iter::once(init).chain(seq.iter().copied()).collect();
         CoOrder {
             pairs,
@@ -812,10 +808,7 @@ impl<'a> Search<'a> {
                         .for_each(|&(a, b)| co.insert(a, b));
                 }
             } else {
-                let seq = &self.seqs[c];
-                for (i, &a) in seq.iter().enumerate() {
-                    seq[i + 1..].iter().for_each(|&b| co.insert(a, b));
-                }
+                chain_pairs(&self.seqs[c]).for_each(|(a, b)| co.insert(a, b));
             }
         }
         let rf = Matrix::from_pairs(
@@ -831,6 +824,11 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Every ordered pair of a total order given as a sequence.
+fn chain_pairs(seq: &[usize]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (seq.iter().enumerate()).flat_map(move |(i, &a)| seq[i + 1..].iter().map(move |&b| (a, b)))
+}
+
 /// Whether a model has an axiom whose relation is not known empty.
 fn has_axiom(m: &crate::cat::Model) -> bool {
     m.stmts.iter().any(|s| match s {
@@ -843,6 +841,7 @@ fn has_axiom(m: &crate::cat::Model) -> bool {
 }
 
 /// One candidate coherence order of a cell's writes.
+#[derive(Clone)]
 struct CoOrder {
     /// Every ordered pair (transitively closed; the initial write before every other).
     pairs: Vec<(usize, usize)>,
