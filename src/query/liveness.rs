@@ -228,9 +228,6 @@ fn relaxed(
     if !loops && !waits {
         return LiveVerdict::Live;
     }
-    if opts.engine == Engine::Smt {
-        return smt(report, test, prog, model, progress, opts);
-    }
     let eo = ExploreOptions {
         max_states: opts.max_states,
         budget: opts.budget(),
@@ -238,9 +235,11 @@ fn relaxed(
         liveness: true,
     };
     // Deepening: runs of exchange loops (read-modify-writes in a loop) multiply with the loop
-    // bound, so smaller bounds are tried first. Either answer at a smaller bound is the answer
-    // at every larger one: a hang's stop is a real run, whatever cuts the others; and `live`
-    // there means no consistent run even reached the bound.
+    // bound, so smaller bounds are tried first, by both engines (for Z3 the unrolled events
+    // multiply). Either answer at a smaller bound is the answer at every larger one: a hang's
+    // stop is a real run, whatever cuts the others; and `live` there means no consistent run
+    // even reached the bound (the explorer), or every run reaching it had a window that
+    // changed nothing (Z3), which the argument for `live` needs at any bound.
     let mut bound = opts.unroll.min(DEEPENING_FROM);
     loop {
         let smaller;
@@ -262,6 +261,17 @@ fn relaxed(
                 }
             }
         };
+        // Out of time: a larger bound would only say so again, later.
+        let spent = |eo: &ExploreOptions| eo.budget.remaining().is_some_and(|d| d.is_zero());
+        if opts.engine == Engine::Smt {
+            match smt(report, test, p, model, progress, opts) {
+                LiveVerdict::Unknown(_) if bound < opts.unroll && !spent(&eo) => {
+                    bound = (bound * 2).min(opts.unroll);
+                    continue;
+                }
+                v => return v,
+            }
+        }
         let finding = match explore::explore(p, model, &eo) {
             Err(e) => Finding::Unknown(e.to_string()),
             Ok(ex) => {
@@ -277,7 +287,9 @@ fn relaxed(
         };
         match finding {
             Finding::Live => return LiveVerdict::Live,
-            Finding::Unknown(why) if bound >= opts.unroll => return LiveVerdict::Unknown(why),
+            Finding::Unknown(why) if bound >= opts.unroll || spent(&eo) => {
+                return LiveVerdict::Unknown(why)
+            }
             _ => bound = (bound * 2).min(opts.unroll),
         }
     }

@@ -28,7 +28,7 @@
 //! with why; the explorer decides those.
 
 use super::decode::model_bool;
-use super::relaxed::Judge;
+use super::relaxed::{Judge, Windows};
 use super::terms::{and, bv, eq, implies, is_false, is_true, known, not, or};
 use super::time::Time;
 use super::{Answer, Encoding, SmtOptions};
@@ -119,9 +119,12 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     if let Err(why) = crate::engine::loops_run_alone(prog, m) {
         return SmtLiveness::Unknown(format!("{why}; use --engine explore"));
     }
-    let start = std::time::Instant::now();
+    // Budgets count from the analysis' start (`Budget::since`), so each phase's timeout is
+    // the time spent so far plus its share of what is left.
+    let start = opts.start.unwrap_or_else(std::time::Instant::now);
     let opts = SmtOptions {
         liveness: true,
+        start: Some(start),
         ..opts.clone()
     };
     let models = std::slice::from_ref(m);
@@ -129,40 +132,35 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => enc.bound_hidden(m),
     };
-    let left = opts.timeout_ms.map(|ms| {
-        (ms as u128)
-            .saturating_sub(start.elapsed().as_millis())
-            .max(1) as u32
-    });
-    let cap = match &hidden {
-        Answer::No => None,
-        _ => Some(left.map_or(HANG_SHARE_MS, |ms| (ms / 2).clamp(1, HANG_SHARE_MS))),
+    // What is left of the budget, and the timeout (from `start`) that gives a phase `share`
+    // milliseconds more.
+    let elapsed = || start.elapsed().as_millis().min(u32::MAX as u128) as u32;
+    let left = || {
+        opts.timeout_ms
+            .map(|ms| ms.saturating_sub(elapsed()).max(1))
+    };
+    let until = |share: u32| Some(elapsed().saturating_add(share));
+    let spin_timeout = match (&hidden, left()) {
+        (Answer::No, _) => opts.timeout_ms,
+        (_, Some(ms)) => until((ms / 2).clamp(1, HANG_SHARE_MS)),
+        (_, None) => until(HANG_SHARE_MS),
     };
     let opts = SmtOptions {
-        timeout_ms: match (left, cap) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        ..opts
+        timeout_ms: spin_timeout,
+        ..opts.clone()
     };
     let hang = match Encoding::new(prog, models, &opts) {
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => enc.hang(m, progress, false),
     };
     // The bound hides something and no spin was found: a state that comes back through
-    // writes (two threads exchanging a value back and forth) is the other way to hang.
+    // writes (two threads exchanging a value back and forth) is the other way to hang; under
+    // a memory model, which keeps no state, windows of writes that repeat.
     let hang = match (&hang, &hidden) {
         (SmtLiveness::Hang(_), _) | (_, Answer::No) => hang,
-        // Under a memory model memory has no state to come back to.
-        _ if opts.memory.is_some() => hang,
         _ => {
-            let left = opts.timeout_ms.map(|ms| {
-                (ms as u128)
-                    .saturating_sub(start.elapsed().as_millis())
-                    .max(1) as u32
-            });
             let opts = SmtOptions {
-                timeout_ms: Some(left.map_or(HANG_SHARE_MS, |ms| ms.min(HANG_SHARE_MS))),
+                timeout_ms: until(left().map_or(HANG_SHARE_MS, |ms| ms.min(HANG_SHARE_MS))),
                 ..opts.clone()
             };
             match Encoding::new(prog, models, &opts) {
@@ -189,14 +187,6 @@ impl<'p> Encoding<'p> {
     /// memory comes back too) instead of windows that change nothing.
     fn hang(&self, m: &Model, progress: &Progress, lasso: bool) -> SmtLiveness {
         debug_assert!(self.liveness, "built with SmtOptions::liveness");
-        if lasso && self.relaxed.is_some() {
-            // Under a cat model memory holds no state that could come back.
-            return SmtLiveness::Unknown(
-                "under a memory model the Z3 engine finds spins that write nothing only; \
-                 use --engine explore for loops that write"
-                    .into(),
-            );
-        }
         let st = match self.statuses(m, lasso) {
             Ok(s) => s,
             Err(e) => return SmtLiveness::Unknown(e.to_string()),
@@ -415,7 +405,10 @@ impl<'p> Encoding<'p> {
         let budget = &self.building;
         let nt = lay.threads as usize;
         let relaxed = self.relaxed.is_some();
-        debug_assert!(!(lasso && relaxed), "no lasso under a memory model");
+        // Under SC a lasso is a state that comes back; under a memory model, which keeps no
+        // state, it is a window of writes repeated (the infix and the suffix).
+        let writes = lasso && relaxed;
+        let lasso = lasso && !relaxed;
         let h = (self.horizon.clone()).unwrap_or_else(|| self.time_var("horizon".into()));
         // The lasso: the state at `h1` comes back at `h`; threads are judged at `h1`.
         let h1 = lasso.then(|| self.time_var("lasso_start".into()));
@@ -497,6 +490,10 @@ impl<'p> Encoding<'p> {
                 headers.insert((block.sblock, block.iters.clone()), b as BlockId);
             }
         }
+        let mut places: HashMap<(usize, Vec<u32>), BlockId> = HashMap::new();
+        for (b, block) in prog.blocks.iter().enumerate() {
+            places.insert((block.sblock, block.iters.clone()), b as BlockId);
+        }
         let mut by_thread_block: HashMap<(u32, BlockId), Vec<usize>> = HashMap::new();
         for (i, e) in self.mem.iter().enumerate() {
             by_thread_block
@@ -554,6 +551,7 @@ impl<'p> Encoding<'p> {
         let mut cuts: Vec<Bool> = Vec::new();
         let mut noops: Vec<Bool> = Vec::new();
         let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
+        let mut windows = Windows::default();
         for t in 0..nt {
             let mut ends = Vec::new();
             let mut spin_opts: Vec<(Bool, Vec<BlockId>)> = Vec::new();
@@ -646,10 +644,76 @@ impl<'p> Encoding<'p> {
                     // Reached before the horizon: the execution up to there is the program's.
                     cuts.push(and(&[&cut, &ts[0].lt(&h)]));
                 }
+                let mut writing: Vec<Bool> = Vec::new();
                 for k in 1..=MAX_PERIOD {
                     let Some((hp, blocks)) = earlier(bid, k) else {
                         break;
                     };
+                    // Windows of writes (under a memory model): the `k` iterations before
+                    // `hp` (the infix) and the `k` after (the suffix) made the same accesses
+                    // from the same registers.
+                    if let (true, Some((first, infix))) =
+                        (writes && 2 * k <= MAX_PERIOD, earlier(hp, k))
+                    {
+                        let depth = prog.blocks[b].iters.len() - 1;
+                        let twin = |ib: BlockId| {
+                            let block = &prog.blocks[ib as usize];
+                            let mut iters = block.iters.clone();
+                            iters[depth] += k;
+                            places.get(&(block.sblock, iters)).copied()
+                        };
+                        let mut cs = vec![
+                            self.inb[t][b].clone(),
+                            self.prev_label[t][b].lt(&h),
+                            ts[0].ge(&h),
+                        ];
+                        let regs = [bid, hp, first].map(|x| self.header_regs.get(&(t as u32, x)));
+                        let mut pairs = Vec::new();
+                        match regs {
+                            [Some(a), Some(b1), Some(c)] => {
+                                cs.extend(a.iter().zip(b1).map(|(x, y)| eq(x, y)));
+                                cs.extend(a.iter().zip(c).map(|(x, y)| eq(x, y)));
+                            }
+                            _ => cs.push(Bool::from_bool(false)),
+                        }
+                        for &ib in &infix {
+                            let Some(tb) = twin(ib) else {
+                                cs.push(Bool::from_bool(false));
+                                break;
+                            };
+                            let theirs = by_thread_block.get(&(t as u32, tb));
+                            for &i in by_thread_block.get(&(t as u32, ib)).into_iter().flatten() {
+                                let pos = self.mem[i].pos;
+                                match theirs
+                                    .into_iter()
+                                    .flatten()
+                                    .find(|&&j| self.mem[j].pos == pos)
+                                {
+                                    Some(&j) => {
+                                        cs.push(self.same_access(i, j));
+                                        pairs.push((i, j));
+                                    }
+                                    None => cs.push(Bool::from_bool(false)),
+                                }
+                            }
+                        }
+                        let refs: Vec<&Bool> = cs.iter().collect();
+                        let c = and(&refs);
+                        if !is_false(&c) {
+                            let sel = Bool::fresh_const(&format!("writes_window_t{t}"));
+                            self.assert(&implies(&sel, &c));
+                            let suffix = blocks.iter().flat_map(|blk| {
+                                by_thread_block
+                                    .get(&(t as u32, *blk))
+                                    .into_iter()
+                                    .flatten()
+                                    .copied()
+                            });
+                            windows.add(&sel, &pairs, suffix);
+                            spin_opts.push((sel.clone(), blocks.clone()));
+                            writing.push(sel);
+                        }
+                    }
                     if let Some(h1) = &h1 {
                         // The lasso: at `hp` at h1, at `hb` at h, with the same registers (what
                         // it wrote is judged by memory as a whole).
@@ -717,6 +781,12 @@ impl<'p> Encoding<'p> {
                         spin_opts.push((s, blocks));
                     }
                 }
+                // One window of writes at a time (their parts differ).
+                for (i, a) in writing.iter().enumerate() {
+                    for c in &writing[i + 1..] {
+                        self.assert(&not(&and(&[a, c])));
+                    }
+                }
             }
             let name = |what: &str| Bool::fresh_const(&format!("{what}_t{t}"));
             let define = |what: &str, f: Bool| {
@@ -746,6 +816,10 @@ impl<'p> Encoding<'p> {
             blocked.push(bl);
             started.push(define("started", or(&visible)));
             spins_at.push(spin_opts);
+        }
+        if writes {
+            // Memory repeats the windows too.
+            loop_conds.extend(self.repeated(&windows, budget)?);
         }
         if let Some(h1) = &h1 {
             // Memory comes back too.

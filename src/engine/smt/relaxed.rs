@@ -96,6 +96,35 @@ pub(super) struct Relaxed {
     prefix: RefCell<Prefix>,
 }
 
+/// Liveness: the windows of writes a hang may repeat, each behind its selector (one per
+/// thread, header and period, [`Encoding::repeated`]).
+#[derive(Default)]
+pub(super) struct Windows {
+    /// Per access (`Encoding::mem`): the windows whose infix holds it, with its twin in
+    /// their suffix (the same access one period later).
+    pub infix: HashMap<usize, Vec<(Bool, usize)>>,
+    /// Per access: the windows whose suffix holds it.
+    pub suffix: HashMap<usize, Vec<Bool>>,
+}
+
+impl Windows {
+    /// A window selected by `sel`: its (infix access, suffix twin) pairs and every access of
+    /// its suffix.
+    pub fn add(
+        &mut self,
+        sel: &Bool,
+        pairs: &[(usize, usize)],
+        suffix: impl Iterator<Item = usize>,
+    ) {
+        for &(i, j) in pairs {
+            self.infix.entry(i).or_default().push((sel.clone(), j));
+        }
+        for j in suffix {
+            self.suffix.entry(j).or_default().push(sel.clone());
+        }
+    }
+}
+
 /// What a query asks of the memory model besides reads-from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Judge {
@@ -690,6 +719,92 @@ impl<'p> Encoding<'p> {
         }
         let refs: Vec<&Bool> = cs.iter().collect();
         and(&refs)
+    }
+
+    /// Accesses `i` and `j` (`Encoding::mem`) are the same access: both happen or neither,
+    /// and then at one cell, reading and writing the same values.
+    pub(super) fn same_access(&self, i: usize, j: usize) -> Bool {
+        let (a, b) = (&self.mem[i], &self.mem[j]);
+        let mut cs = vec![eq(&a.index, &b.index), a.stores.eq(&b.stores)];
+        for (x, y) in [(&a.read, &b.read), (&a.write, &b.write)] {
+            if let (Some(x), Some(y)) = (x, y) {
+                cs.push(eq(x, y));
+            }
+        }
+        let refs: Vec<&Bool> = cs.iter().collect();
+        and(&[&a.guard.eq(&b.guard), &implies(&a.guard, &and(&refs))])
+    }
+
+    /// What memory must do for the chosen windows of writes to repeat for ever
+    /// (docs/progress.md, "Liveness under a memory model"; the explorer's rule is
+    /// `memory::hang_consistent`): the suffix's writes come coherence-after every other write
+    /// of their cells; a suffix read reads a window (infix or suffix) or a coherence-maximal
+    /// write; nothing but a suffix reads a suffix; and reads-from between two infix accesses
+    /// is repeated between their twins. Then appending the suffix again repeats it.
+    pub(super) fn repeated(&self, w: &Windows, budget: &Budget) -> Result<Vec<Bool>, Exhausted> {
+        let r = self.relaxed.as_ref().expect("relaxed");
+        let n = r.evs.len();
+        let any = |v: Option<&Vec<Bool>>| or(v.map_or(&[][..], |v| &v[..]));
+        let suffix: Vec<Bool> = (r.evs.iter())
+            .map(|e| e.mem.map_or(konst(false), |m| any(w.suffix.get(&m))))
+            .collect();
+        let infix: Vec<&[(Bool, usize)]> = (r.evs.iter())
+            .map(|e| {
+                e.mem
+                    .and_then(|m| w.infix.get(&m))
+                    .map_or(&[][..], |v| &v[..])
+            })
+            .collect();
+        let window: Vec<Bool> = (0..n)
+            .map(|e| {
+                let mut all: Vec<Bool> = infix[e].iter().map(|(s, _)| s.clone()).collect();
+                all.push(suffix[e].clone());
+                or(&all)
+            })
+            .collect();
+        // Each access's halves, and each reads-from variable, by events.
+        let half: HashMap<(usize, bool), usize> = (0..n)
+            .filter_map(|e| Some(((r.evs[e].mem?, r.evs[e].info.read), e)))
+            .collect();
+        let rf: HashMap<(usize, usize), &Bool> =
+            r.rf_vars.iter().map(|(w, e, v)| ((*w, *e), v)).collect();
+        let mut cs = Vec::new();
+        for (src, read, v) in &r.rf_vars {
+            budget.check("encoding the windows of writes")?;
+            let (src, read) = (*src, *read);
+            if !is_false(&suffix[read]) {
+                let later: Vec<Bool> = (r.co.range((src as u32, 0)..(src as u32 + 1, 0)))
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                let last = not(&or(&later));
+                cs.push(implies(
+                    &and(&[&suffix[read], v]),
+                    &or(&[window[src].clone(), last]),
+                ));
+            }
+            if !is_false(&suffix[src]) {
+                cs.push(implies(&and(&[v, &suffix[src]]), &suffix[read]));
+            }
+            for (sr, tr) in infix[read] {
+                for (sw, tw) in infix[src] {
+                    let twins = (half.get(&(*tw, false)).zip(half.get(&(*tr, true))))
+                        .and_then(|(a, b)| rf.get(&(*a, *b)).map(|v| (*v).clone()))
+                        .unwrap_or_else(|| konst(false));
+                    cs.push(implies(&and(&[sr, sw, v]), &twins));
+                }
+            }
+        }
+        for (&(a, b), co) in &r.co {
+            budget.check("encoding the windows of writes")?;
+            let (a, b) = (a as usize, b as usize);
+            if is_false(&suffix[b]) {
+                continue;
+            }
+            let (x, y) = (&r.evs[a], &r.evs[b]);
+            let shared = and(&[&x.guard, &y.guard, &self.same_cell(x, y)]);
+            cs.push(implies(&and(&[&suffix[b], &not(&suffix[a]), &shared]), co));
+        }
+        Ok(cs)
     }
 
     /// The final value of `cell` under a relaxed model: its coherence-last write.
