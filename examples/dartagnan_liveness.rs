@@ -1,6 +1,6 @@
 //! Runs Dartagnan's liveness suites unchanged against their published results.
 //!
-//! `cargo run --release --example dartagnan_liveness -- PATH/TO/Dat3M [--suite VULKAN-Liveness-Fair] [--progress fair] [--model SSO] [--engine explore|smt] [--unroll 16] [--table OUT.md] [--quiet]`
+//! `cargo run --release --example dartagnan_liveness -- PATH/TO/Dat3M [--suite VULKAN-Liveness-Fair] [--progress fair] [--model SSO] [--engine explore|smt|both] [--unroll 16] [--table OUT.md] [--quiet]`
 //!
 //! Reads `dartagnan/src/test/resources/SUITE-expected.csv` (`path,1|0`: 1 when every
 //! execution terminates, 0 when one can run forever; rows commented out with `;` are
@@ -32,7 +32,9 @@ struct Args {
     /// The SIMT-Step execution model.
     #[arg(long, default_value = "SSO")]
     model: String,
-    /// The engine: explore (state-graph cycles) or smt (the spin-loop reduction).
+    /// The engine: explore (state-graph cycles), smt (the spin-loop reduction) or both (each
+    /// with the whole budget; the answer is the one either gives, and two answers that
+    /// contradict each other are counted and listed).
     #[arg(long, default_value = "explore")]
     engine: String,
     /// The memory model: sc (the default), vulkan, ptx or a .cat file (both engines).
@@ -81,11 +83,12 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(2)
     });
-    let engine = match args.engine.as_str() {
-        "explore" => Engine::Explore,
-        "smt" => Engine::Smt,
+    let engines = match args.engine.as_str() {
+        "explore" => vec![Engine::Explore],
+        "smt" => vec![Engine::Smt],
+        "both" => vec![Engine::Explore, Engine::Smt],
         other => {
-            eprintln!("--engine: explore or smt, not {other}");
+            eprintln!("--engine: explore, smt or both, not {other}");
             std::process::exit(2)
         }
     };
@@ -94,11 +97,13 @@ fn main() {
         std::process::exit(2)
     });
     let mut opts = Options::default()
-        .with_engine(engine)
         .with_unroll(args.unroll)
         .with_timeout_ms(Some(args.timeout));
     opts.memory = memory.map(std::sync::Arc::new);
     let (mut agree, mut differ, mut unknown, mut refused) = (0, 0, 0, 0);
+    // With both engines: rows each decides, and rows where their answers contradict.
+    let mut decided_by = vec![0usize; engines.len()];
+    let mut engines_differ = Vec::new();
     let mut times = Vec::new();
     let mut rows = Vec::new();
     let mut refusals: std::collections::BTreeMap<String, usize> = Default::default();
@@ -135,13 +140,32 @@ fn main() {
             }
         };
         let t0 = Instant::now();
-        let answer = liveness(&test, &model, &progress, &opts);
+        let mut answers = Vec::new();
+        for (k, &engine) in engines.iter().enumerate() {
+            let answer = liveness(&test, &model, &progress, &opts.clone().with_engine(engine));
+            answers.push(match answer {
+                Ok(r) => {
+                    decided_by[k] += usize::from(!matches!(r.verdict, LiveVerdict::Unknown(_)));
+                    (r.verdict.word().to_string(), Some(r.verdict))
+                }
+                Err(e) => (format!("error: {e}"), None),
+            });
+        }
         let ms = t0.elapsed().as_secs_f64() * 1000.0;
         times.push(ms);
-        let (word, verdict) = match answer {
-            Ok(r) => (r.verdict.word().to_string(), Some(r.verdict)),
-            Err(e) => (format!("error: {e}"), None),
+        let decided = |a: &&(String, Option<LiveVerdict>)| {
+            matches!(a.1, Some(LiveVerdict::Live | LiveVerdict::Violated))
         };
+        let given: Vec<&(String, Option<LiveVerdict>)> = answers.iter().filter(decided).collect();
+        if given.windows(2).any(|w| w[0].1 != w[1].1) {
+            engines_differ.push(path.to_string());
+        }
+        let (word, verdict) = given
+            .first()
+            .copied()
+            .or(answers.first())
+            .cloned()
+            .expect("one engine at least");
         let mark = match verdict {
             Some(LiveVerdict::Live) if live_expected => {
                 agree += 1;
@@ -174,14 +198,28 @@ fn main() {
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "{} under {}+{} ({engine}, {} memory, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
+        "{} under {}+{} ({}, {} memory, --unroll {}): {agree} agree, {differ} differ, {unknown} unknown, {refused} refused; median {median:.0} ms, total {:.1} s",
         args.suite,
         model.name,
         progress.name(),
+        args.engine,
         args.memory_model,
         args.unroll,
         start.elapsed().as_secs_f64()
     );
+    if engines.len() > 1 {
+        let each: Vec<String> = (engines.iter().zip(&decided_by))
+            .map(|(e, n)| format!("{e} decides {n}"))
+            .collect();
+        println!(
+            "  {}; the engines contradict each other on {} rows",
+            each.join(", "),
+            engines_differ.len()
+        );
+        for p in &engines_differ {
+            println!("  engines differ: {p}");
+        }
+    }
     for (why, n) in &refusals {
         println!("  refused {n}: {why}");
     }

@@ -358,7 +358,7 @@ pub struct LivenessArgs {
     pub unroll: UnrollArg,
     /// The engine: explore (the state graph's cycles; under a memory model, spinning threads
     /// of the runs it explores) or smt (the spin-loop reduction, for loops whose steps run
-    /// alone, under SC memory; see docs/progress.md).
+    /// alone; under a memory model with windows of writes too; see docs/progress.md).
     #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
     pub engine: EngineArg,
     #[command(flatten)]

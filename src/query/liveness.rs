@@ -79,7 +79,11 @@ pub struct LivenessReport {
     /// The steps repeated forever (empty for a deadlock).
     pub cycle: Vec<TraceStep>,
     pub threads: Vec<ThreadRole>,
+    /// States explored (the explorer; under a memory model, summed over the bounds tried).
     pub states: usize,
+    /// Under a memory model, the loop bound below `--unroll` at which the answer was found
+    /// (both engines deepen the bound, docs/progress.md); `None` at `--unroll` itself.
+    pub bound: Option<u32>,
     pub millis: f64,
 }
 
@@ -160,6 +164,7 @@ pub fn liveness(
         cycle: Vec::new(),
         threads: Vec::new(),
         states: 0,
+        bound: None,
         millis: 0.0,
     };
     report.expected = expected(test, &report.model, &report.progress);
@@ -263,11 +268,16 @@ fn relaxed(
         };
         // Out of time: a larger bound would only say so again, later.
         let spent = |eo: &ExploreOptions| eo.budget.remaining().is_some_and(|d| d.is_zero());
+        report.bound = (bound < opts.unroll).then_some(bound);
         if opts.engine == Engine::Smt {
             match smt(report, test, p, model, progress, opts) {
                 LiveVerdict::Unknown(_) if bound < opts.unroll && !spent(&eo) => {
-                    bound = (bound * 2).min(opts.unroll);
+                    bound = deeper(bound, opts.unroll);
                     continue;
+                }
+                LiveVerdict::Unknown(why) => {
+                    report.bound = None;
+                    return LiveVerdict::Unknown(cut_short(bound, opts.unroll, why));
                 }
                 v => return v,
             }
@@ -275,7 +285,8 @@ fn relaxed(
         let finding = match explore::explore(p, model, &eo) {
             Err(e) => Finding::Unknown(e.to_string()),
             Ok(ex) => {
-                report.states = ex.states;
+                // The work of every bound tried.
+                report.states += ex.states;
                 match lasso::analyse_relaxed(&ex, p, progress, &eo.budget) {
                     Finding::Hang(h) => {
                         describe_relaxed(report, test, p, &ex, &h);
@@ -288,15 +299,31 @@ fn relaxed(
         match finding {
             Finding::Live => return LiveVerdict::Live,
             Finding::Unknown(why) if bound >= opts.unroll || spent(&eo) => {
-                return LiveVerdict::Unknown(why)
+                report.bound = None;
+                return LiveVerdict::Unknown(cut_short(bound, opts.unroll, why));
             }
-            _ => bound = (bound * 2).min(opts.unroll),
+            _ => bound = deeper(bound, opts.unroll),
         }
     }
 }
 
-/// The first loop bound the explorer tries under a memory model.
+/// Why the answer is `unknown`, when the time ran out while deepening, before `--unroll`.
+fn cut_short(bound: u32, unroll: u32, why: String) -> String {
+    if bound >= unroll {
+        return why;
+    }
+    format!("the time ran out at --unroll {bound} of {unroll} (bounds deepen from 4): {why}")
+}
+
+/// The first loop bound tried under a memory model.
 const DEEPENING_FROM: u32 = 4;
+
+/// The next loop bound tried: half as deep again (4, 6, 9, 13, ...), at most `last`. (Z3's
+/// encoding grows faster than the bound: an exchange loop whose hang needs 6 iterations took
+/// 3.5 s at `--unroll 6` and ran out of 20 s at 8.)
+fn deeper(bound: u32, last: u32) -> u32 {
+    (bound + (bound / 2).max(1)).min(last)
+}
 
 /// The Z3 engine's answer (its spin-loop reduction; under a memory model too, with the memory
 /// model in `opts`).

@@ -480,9 +480,10 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
 pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> String {
     use crate::query::liveness::{HangKind, LiveVerdict};
     let mut s = String::new();
-    let verdict = match &r.verdict {
-        LiveVerdict::Unknown(why) => format!("unknown ({why})"),
-        v => v.word().to_string(),
+    let verdict = match (&r.verdict, r.bound) {
+        (LiveVerdict::Unknown(why), _) => format!("unknown ({why})"),
+        (v, Some(n)) => format!("{} (decided at --unroll {n})", v.word()),
+        (v, None) => v.word().to_string(),
     };
     let mismatch = match r.matches_expectation() {
         Some(false) => format!(

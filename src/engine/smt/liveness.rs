@@ -22,6 +22,11 @@
 //! spinning state within the bound or takes ever more state-changing iterations and reaches
 //! the cut after one.
 //!
+//! Threads whose loops write hang too: under SC through a state that comes back (a lasso
+//! from `h1` to H, memory included); under a memory model, which keeps no state, through
+//! *windows of writes*, an infix and a suffix of iterations that make the same accesses and
+//! that memory repeats (the explorer's rule, [`Encoding::repeated`]).
+//!
 //! The argument needs loops whose steps run alone (under SSO: no subgroup op or barrier in a
 //! loop): a spinning thread then never waits, and threads waiting after its loop see it
 //! undecided whatever iteration it is in. Where that does not hold the answer is `unknown`,
@@ -133,13 +138,17 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         Ok(enc) => enc.bound_hidden(m),
     };
     // What is left of the budget, and the timeout (from `start`) that gives a phase `share`
-    // milliseconds more.
+    // milliseconds more, never past the whole budget.
     let elapsed = || start.elapsed().as_millis().min(u32::MAX as u128) as u32;
     let left = || {
         opts.timeout_ms
             .map(|ms| ms.saturating_sub(elapsed()).max(1))
     };
-    let until = |share: u32| Some(elapsed().saturating_add(share));
+    let total = opts.timeout_ms;
+    let until = |share: u32| {
+        let end = elapsed().saturating_add(share);
+        Some(total.map_or(end, |t| end.min(t)))
+    };
     let spin_timeout = match (&hidden, left()) {
         (Answer::No, _) => opts.timeout_ms,
         (_, Some(ms)) => until((ms / 2).clamp(1, HANG_SHARE_MS)),
@@ -184,7 +193,8 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
 impl<'p> Encoding<'p> {
     /// Is there a hang the progress model accepts? (`Live` here means: none.)
     /// `lasso`: look for a state that comes back (threads may write on the way, as long as
-    /// memory comes back too) instead of windows that change nothing.
+    /// memory comes back too), or under a memory model for windows of writes that repeat,
+    /// besides windows that change nothing.
     fn hang(&self, m: &Model, progress: &Progress, lasso: bool) -> SmtLiveness {
         debug_assert!(self.liveness, "built with SmtOptions::liveness");
         let st = match self.statuses(m, lasso) {
@@ -371,8 +381,7 @@ impl<'p> Encoding<'p> {
                 Answer::Yes(format!(
                     "a loop reaches its bound (--unroll {}) in an execution where no \
                      iteration comes back to the state it started from{place}: a larger \
-                     --unroll may decide, or the loop changes state forever (the explorer \
-                     decides those that repeat a state)",
+                     --unroll may decide, or the loop changes state forever",
                     prog.unroll
                 ))
             }
@@ -405,8 +414,8 @@ impl<'p> Encoding<'p> {
         let budget = &self.building;
         let nt = lay.threads as usize;
         let relaxed = self.relaxed.is_some();
-        // Under SC a lasso is a state that comes back; under a memory model, which keeps no
-        // state, it is a window of writes repeated (the infix and the suffix).
+        // Under SC a lasso is a state that comes back (`h1` below); under a memory model,
+        // which keeps no state, it is a window of writes repeated (the infix and the suffix).
         let writes = lasso && relaxed;
         let lasso = lasso && !relaxed;
         let h = (self.horizon.clone()).unwrap_or_else(|| self.time_var("horizon".into()));
@@ -662,11 +671,10 @@ impl<'p> Encoding<'p> {
                             iters[depth] += k;
                             places.get(&(block.sblock, iters)).copied()
                         };
-                        let mut cs = vec![
-                            self.inb[t][b].clone(),
-                            self.prev_label[t][b].lt(&h),
-                            ts[0].ge(&h),
-                        ];
+                        // (The accesses are compared from the infix's side only, by position:
+                        // equal registers at the entries and equal values read fix the path,
+                        // so the suffix makes no access, fence or barrier the infix did not.)
+                        let mut cs = vec![self.at_event(t, bid, 0, &h)];
                         let regs = [bid, hp, first].map(|x| self.header_regs.get(&(t as u32, x)));
                         let mut pairs = Vec::new();
                         match regs {
@@ -781,7 +789,9 @@ impl<'p> Encoding<'p> {
                         spin_opts.push((s, blocks));
                     }
                 }
-                // One window of writes at a time (their parts differ).
+                // One window of writes per header at a time: windows of different periods
+                // would mix their infixes and suffixes in `Windows`. (At two headers at once
+                // a thread cannot stand.)
                 for (i, a) in writing.iter().enumerate() {
                     for c in &writing[i + 1..] {
                         self.assert(&not(&and(&[a, c])));
