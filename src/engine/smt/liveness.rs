@@ -149,8 +149,14 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         let end = elapsed().saturating_add(share);
         Some(total.map_or(end, |t| end.min(t)))
     };
+    // Under a memory model, once the bound is hit, one search looks for both kinds of window
+    // (those that change nothing, and windows of writes): a window of writes can exist only
+    // when the bound is hit (it writes on every round), and one query costs less than two.
+    let relaxed = opts.memory.is_some();
+    let both = relaxed && !matches!(hidden, Answer::No);
     let spin_timeout = match (&hidden, left()) {
         (Answer::No, _) => opts.timeout_ms,
+        (_, Some(ms)) if both => until(ms.min(HANG_SHARE_MS)),
         (_, Some(ms)) => until((ms / 2).clamp(1, HANG_SHARE_MS)),
         (_, None) => until(HANG_SHARE_MS),
     };
@@ -160,13 +166,14 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     };
     let hang = match Encoding::new(prog, models, &opts) {
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
-        Ok(enc) => enc.hang(m, progress, false),
+        Ok(enc) => enc.hang(m, progress, both),
     };
     // The bound hides something and no spin was found: a state that comes back through
     // writes (two threads exchanging a value back and forth) is the other way to hang; under
     // a memory model, which keeps no state, windows of writes that repeat.
     let hang = match (&hang, &hidden) {
         (SmtLiveness::Hang(_), _) | (_, Answer::No) => hang,
+        _ if both => hang,
         _ => {
             let opts = SmtOptions {
                 timeout_ms: until(left().map_or(HANG_SHARE_MS, |ms| ms.min(HANG_SHARE_MS))),
