@@ -245,6 +245,8 @@ fn relaxed(
     // stop is a real run, whatever cuts the others; and `live` there means no consistent run
     // even reached the bound (the explorer), or every run reaching it had a window that
     // changed nothing (Z3), which the argument for `live` needs at any bound.
+    // Out of time: a larger bound would only say so again, later.
+    let spent = || eo.budget.remaining().is_some_and(|d| d.is_zero());
     let mut bound = opts.unroll.min(DEEPENING_FROM);
     loop {
         let smaller;
@@ -266,12 +268,10 @@ fn relaxed(
                 }
             }
         };
-        // Out of time: a larger bound would only say so again, later.
-        let spent = |eo: &ExploreOptions| eo.budget.remaining().is_some_and(|d| d.is_zero());
         report.bound = (bound < opts.unroll).then_some(bound);
         if opts.engine == Engine::Smt {
             match smt(report, test, p, model, progress, opts) {
-                LiveVerdict::Unknown(_) if bound < opts.unroll && !spent(&eo) => {
+                LiveVerdict::Unknown(_) if bound < opts.unroll && !spent() => {
                     bound = deeper(bound, opts.unroll);
                     continue;
                 }
@@ -298,7 +298,7 @@ fn relaxed(
         };
         match finding {
             Finding::Live => return LiveVerdict::Live,
-            Finding::Unknown(why) if bound >= opts.unroll || spent(&eo) => {
+            Finding::Unknown(why) if bound >= opts.unroll || spent() => {
                 report.bound = None;
                 return LiveVerdict::Unknown(cut_short(bound, opts.unroll, why));
             }

@@ -34,7 +34,7 @@
 
 use super::decode::model_bool;
 use super::relaxed::{Judge, Windows};
-use super::terms::{and, bv, eq, implies, is_false, is_true, known, not, or};
+use super::terms::{and, at_most_one, bv, eq, implies, is_false, is_true, known, not, or};
 use super::time::Time;
 use super::{Answer, Encoding, SmtOptions};
 use crate::budget::Exhausted;
@@ -405,6 +405,16 @@ impl<'p> Encoding<'p> {
         }
     }
 
+    /// Thread `t` has the same registers on entering loop-header instances `a` and `b`, one
+    /// equality per register (`None`: an instance it cannot enter).
+    fn same_registers(&self, t: usize, a: BlockId, b: BlockId) -> Option<Vec<Bool>> {
+        let (x, y) = (
+            self.header_regs.get(&(t as u32, a))?,
+            self.header_regs.get(&(t as u32, b))?,
+        );
+        Some(x.iter().zip(y).map(|(p, q)| eq(p, q)).collect())
+    }
+
     /// Thread `t` stands before event `pos` of `b` at `h`: it took the previous one, not this.
     fn at_event(&self, t: usize, b: BlockId, pos: u32, h: &Time) -> Bool {
         and(&[
@@ -490,8 +500,10 @@ impl<'p> Encoding<'p> {
         }
 
         // The iterations: blocks grouped by (loop, iteration vector up to that loop).
+        // And every block by its place (static block, iteration vector): a header's instance
+        // some iterations back, an access's twin one period later.
         let mut iterations: HashMap<(LoopId, Vec<u32>), Vec<BlockId>> = HashMap::new();
-        let mut headers: HashMap<(usize, Vec<u32>), BlockId> = HashMap::new();
+        let mut places: HashMap<(usize, Vec<u32>), BlockId> = HashMap::new();
         for (b, block) in prog.blocks.iter().enumerate() {
             let loops = &prog.cfg.blocks[block.sblock].loops;
             for (d, &l) in loops.iter().enumerate() {
@@ -502,12 +514,6 @@ impl<'p> Encoding<'p> {
                         .push(b as BlockId);
                 }
             }
-            if block.role == Role::LoopHeader {
-                headers.insert((block.sblock, block.iters.clone()), b as BlockId);
-            }
-        }
-        let mut places: HashMap<(usize, Vec<u32>), BlockId> = HashMap::new();
-        for (b, block) in prog.blocks.iter().enumerate() {
             places.insert((block.sblock, block.iters.clone()), b as BlockId);
         }
         let mut by_thread_block: HashMap<(u32, BlockId), Vec<usize>> = HashMap::new();
@@ -530,18 +536,15 @@ impl<'p> Encoding<'p> {
                 blocks.extend(iterations.get(&(l, iters.clone()))?);
             }
             *iters.last_mut()? = first;
-            Some((*headers.get(&(block.sblock, iters))?, blocks))
+            Some((*places.get(&(block.sblock, iters))?, blocks))
         };
         // The iterations from header `hp` to header `hb` left thread `t` as they found it.
         let noop = |t: usize, hp: BlockId, hb: BlockId, blocks: &[BlockId]| -> Bool {
-            let (Some(now), Some(then)) = (
-                self.header_regs.get(&(t as u32, hb)),
-                self.header_regs.get(&(t as u32, hp)),
-            ) else {
+            let Some(same) = self.same_registers(t, hb, hp) else {
                 return Bool::from_bool(false);
             };
             let mut cs: Vec<Bool> = vec![self.inb[t][hb as usize].clone()];
-            cs.extend(now.iter().zip(then).map(|(a, b)| eq(a, b)));
+            cs.extend(same);
             for b in blocks {
                 for &i in by_thread_block.get(&(t as u32, *b)).into_iter().flatten() {
                     let e = &self.mem[i];
@@ -682,13 +685,12 @@ impl<'p> Encoding<'p> {
                         // equal registers at the entries and equal values read fix the path,
                         // so the suffix makes no access, fence or barrier the infix did not.)
                         let mut cs = vec![self.at_event(t, bid, 0, &h)];
-                        let regs = [bid, hp, first].map(|x| self.header_regs.get(&(t as u32, x)));
                         let mut pairs = Vec::new();
-                        match regs {
-                            [Some(a), Some(b1), Some(c)] => {
-                                cs.extend(a.iter().zip(b1).map(|(x, y)| eq(x, y)));
-                                cs.extend(a.iter().zip(c).map(|(x, y)| eq(x, y)));
-                            }
+                        match (
+                            self.same_registers(t, bid, hp),
+                            self.same_registers(t, bid, first),
+                        ) {
+                            (Some(a), Some(c)) => cs.extend(a.into_iter().chain(c)),
                             _ => cs.push(Bool::from_bool(false)),
                         }
                         for &ib in &infix {
@@ -732,15 +734,12 @@ impl<'p> Encoding<'p> {
                     if let Some(h1) = &h1 {
                         // The lasso: at `hp` at h1, at `hb` at h, with the same registers (what
                         // it wrote is judged by memory as a whole).
-                        let (Some(now), Some(then)) = (
-                            self.header_regs.get(&(t as u32, bid)),
-                            self.header_regs.get(&(t as u32, hp)),
-                        ) else {
+                        let Some(same) = self.same_registers(t, bid, hp) else {
                             continue;
                         };
                         let mut cs =
                             vec![self.at_event(t, hp, 0, h1), self.at_event(t, bid, 0, &h)];
-                        cs.extend(now.iter().zip(then).map(|(a, b)| eq(a, b)));
+                        cs.extend(same);
                         let refs: Vec<&Bool> = cs.iter().collect();
                         let c = and(&refs);
                         if !is_false(&c) {
@@ -799,11 +798,7 @@ impl<'p> Encoding<'p> {
                 // One window of writes per header at a time: windows of different periods
                 // would mix their infixes and suffixes in `Windows`. (At two headers at once
                 // a thread cannot stand.)
-                for (i, a) in writing.iter().enumerate() {
-                    for c in &writing[i + 1..] {
-                        self.assert(&not(&and(&[a, c])));
-                    }
-                }
+                self.assert(&at_most_one(&writing));
             }
             let name = |what: &str| Bool::fresh_const(&format!("{what}_t{t}"));
             let define = |what: &str, f: Bool| {

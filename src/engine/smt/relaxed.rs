@@ -21,7 +21,7 @@
 //! (an under-approximation), and G grows only while the two disagree ([`Encoding::decide`]).
 
 use super::cat::Sym;
-use super::terms::{and, bv, eq, implies, is_false, known, konst, not, or};
+use super::terms::{and, at_most_one, bv, eq, implies, is_false, known, konst, not, or};
 use super::time::Time;
 use super::{Answer, Encoding};
 use crate::budget::{Budget, Exhausted};
@@ -531,11 +531,7 @@ impl<'p> Encoding<'p> {
                 options.push(v);
             }
             self.assert(&implies(&a_rf, &implies(&evs[r].guard, &or(&options))));
-            for (i, a) in options.iter().enumerate() {
-                for b2 in &options[i + 1..] {
-                    self.assert(&implies(&a_rf, &not(&and(&[a, b2]))));
-                }
-            }
+            self.assert(&implies(&a_rf, &at_most_one(&options)));
         }
         sym.rels.insert("rf".into(), rel(rf));
         // Coherence: a clock per write; writes that may share a cell never share a clock.

@@ -264,3 +264,11 @@ impl Domain for Z3Dom<'_> {
         BV::fresh_const("unspecified", 32)
     }
 }
+
+/// No two of `xs` hold together (pairwise).
+pub(super) fn at_most_one(xs: &[Bool]) -> Bool {
+    let pairs: Vec<Bool> = (xs.iter().enumerate())
+        .flat_map(|(i, a)| xs[i + 1..].iter().map(move |b| not(&and(&[a, b]))))
+        .collect();
+    and(&pairs.iter().collect::<Vec<_>>())
+}
