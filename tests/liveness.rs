@@ -280,6 +280,25 @@ fn the_tla_artifact_shaders_read_unchanged() {
     assert_eq!(verdict("unfair"), LiveVerdict::Violated);
 }
 
+/// The artifact's round-robin shader (two subgroups of two lanes, each in a loop with
+/// `subgroupAny` and a broadcast, racing on a shared `pick_thread`): glslang keeps every
+/// temporary of the last iteration, and until the explorer forgot dead registers
+/// (`ir::live`) their stale values made its places grow with the bound (1,449 at `--unroll`
+/// 1, 134,219 at 3) until the state limit, under every model. Now the places close up: under
+/// HSA the second workgroup may run for ever, overwriting `pick_thread` so that the first never
+/// picks a lane, while neither ever terminates.
+#[test]
+fn dead_registers_do_not_multiply_a_shaders_places() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tla-artifact");
+    let test = tangle::load(&dir.join("2t_2t_3txt_rr.comp"), &Default::default()).unwrap();
+    assert_eq!(test.hints.progress.as_deref(), Some("hsa"));
+    let hsa = Progress::parse("hsa").unwrap();
+    for m in ["CM", "SSO"] {
+        let r = liveness(&test, &Model::by_name(m).unwrap(), &hsa, &opts()).unwrap();
+        assert_eq!(r.verdict, LiveVerdict::Violated, "{m}");
+    }
+}
+
 /// Runs Dartagnan's SPIR-V termination tests (`tests/data/dartagnan-spirv/termination`, with
 /// their per-scope progress models) with `opts`: every decided answer must be the published
 /// one. Returns (agree, unknown).

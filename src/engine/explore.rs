@@ -579,19 +579,22 @@ fn explore_with<'p>(
     let bytes = opts.budget.max_memory_mib().map_or(MEMORY_BUDGET, |m| {
         MEMORY_BUDGET.min(((m as usize) << 20) / 4 * 3)
     });
-    let max_states = opts.max_states.min(bytes / per_state.max(1));
-    ex.max_states = max_states;
-    // Say which limit it is: `--max-states`, or the count the memory allows, lower.
-    let limit = if max_states < opts.max_states {
+    // Two limits: states kept (what the memory holds) and states created, duplicates and
+    // each order of a collective atomic included (the work, `--max-states`). A model that
+    // makes many successors per state, most of them seen before (Spec's speculated values),
+    // runs into the second long before the first.
+    let max_states = opts.max_states;
+    let max_kept = opts.max_states.min(bytes / per_state.max(1));
+    let created_limit = format!("the state limit ({max_states} states created) was reached");
+    let kept_limit = if max_kept < max_states {
         format!(
-            "the state limit ({max_states} states created: what {} MiB hold at about {} bytes \
-             a state, below --max-states {}) was reached",
+            "the state limit ({max_kept} states kept: what {} MiB hold at about {} bytes a \
+             state, below --max-states {max_states}) was reached",
             bytes >> 20,
             per_state,
-            opts.max_states
         )
     } else {
-        format!("the state limit ({max_states} states created) was reached")
+        created_limit.clone()
     };
     if let Err(e) = opts.budget.check_memory("exploring") {
         result.limit_hit = true;
@@ -599,9 +602,13 @@ fn explore_with<'p>(
     }
     let mut i = if result.limit_hit { usize::MAX } else { 0 };
     while i < result.visited.len() {
-        if result.visited.len() >= max_states || ex.created >= max_states {
+        if result.visited.len() >= max_kept || ex.created >= max_states {
             result.limit_hit = true;
-            result.stopped = Some(limit.clone());
+            result.stopped = Some(if ex.created >= max_states {
+                created_limit.clone()
+            } else {
+                kept_limit.clone()
+            });
             break;
         }
         if ex.mattered.get() {
@@ -742,7 +749,7 @@ fn explore_with<'p>(
         if ex.created >= max_states {
             // The expansion was cut short: its successors are incomplete.
             result.limit_hit = true;
-            result.stopped = Some(limit.clone());
+            result.stopped = Some(created_limit.clone());
             break;
         }
         // A state stuck only because a speculation failed is no execution at all.
@@ -827,7 +834,8 @@ fn absorb(
     let mut edges = Vec::new();
     for o in succs {
         match o {
-            Outcome::Next(s, steps) => {
+            Outcome::Next(mut s, steps) => {
+                ex.forget_dead(&mut s);
                 if ex.liveness {
                     let mut moved: Vec<u32> = steps
                         .iter()
@@ -1431,6 +1439,28 @@ impl<'p> Explorer<'p> {
         }
     }
 
+    /// Forgets the registers no later step of their thread reads ([`crate::ir::live`]): zero,
+    /// and not unspecified. States that differ only there behave alike and become one state;
+    /// without this, temporaries a shader's last iteration left behind multiplied the states
+    /// of every loop.
+    fn forget_dead(&self, s: &mut State) {
+        let live = &self.prog.live;
+        for t in &mut s.threads {
+            let keep = if t.done {
+                live.at_return()
+            } else {
+                let sb = self.prog.blocks[t.block as usize].sblock;
+                live.before(sb, t.pc.saturating_sub(1) as usize)
+            };
+            for (v, &k) in t.regs.iter_mut().zip(keep) {
+                if !k {
+                    *v = 0;
+                }
+            }
+            t.unspec.retain(|&r| keep[r as usize]);
+        }
+    }
+
     /// Liveness under a memory model: thread `t` enters loop header `hb`. If it entered the
     /// same header (in the same iterations of the loops around) some iterations before, with
     /// the registers it has now, and wrote nothing since, those iterations can repeat forever
@@ -1448,8 +1478,13 @@ impl<'p> Explorer<'p> {
         };
         let writes =
             |a: &Access| matches!(a.what, What::Write { .. } | What::Rmw { new: Some(_), .. });
-        let spins = t.entries.iter().rev().find(|(b, regs, from)| {
-            same_loop(*b) && *regs == t.regs && !t.events[*from as usize..].iter().any(writes)
+        // Only what a later step may read counts: the registers live at the header.
+        let live = self.prog.live.at_entry(here.sblock);
+        let regs: Vec<u32> = (t.regs.iter().zip(live))
+            .map(|(&v, &l)| if l { v } else { 0 })
+            .collect();
+        let spins = t.entries.iter().rev().find(|(b, r, from)| {
+            same_loop(*b) && *r == regs && !t.events[*from as usize..].iter().any(writes)
         });
         if let Some(&(b, _, from)) = spins {
             t.spin_from = Some((from, b));
@@ -1463,7 +1498,7 @@ impl<'p> Explorer<'p> {
                 && a.what == b.what
         };
         let equal: Vec<&(BlockId, Vec<u32>, u32)> = (t.entries.iter().rev())
-            .filter(|(b, regs, _)| same_loop(*b) && *regs == t.regs)
+            .filter(|(b, r, _)| same_loop(*b) && *r == regs)
             .collect();
         t.repeat = equal.iter().enumerate().find_map(|(k, &&(mb, _, mid))| {
             let suffix = &t.events[mid as usize..now as usize];
@@ -1473,7 +1508,7 @@ impl<'p> Explorer<'p> {
                     .then_some((from, mid, mb, now))
             })
         });
-        t.entries.push((hb, t.regs.clone(), t.events.len() as u32));
+        t.entries.push((hb, regs, t.events.len() as u32));
         if t.entries.len() > super::MAX_SPIN_PERIOD as usize {
             t.entries.remove(0);
         }

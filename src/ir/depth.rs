@@ -41,7 +41,7 @@ pub fn unroll(
     let unroll = unroll.max(1);
     let found = bounds::loop_depths(&cfg);
     // The most iterations each loop needs: idle ones, the subgroup's lanes.
-    let most: Vec<u32> = idle::idle_loops(&cfg)
+    let most: Vec<u32> = idle::idle_loops(&cfg, &super::live::Live::of(&cfg))
         .iter()
         .map(|i| match i {
             Some(_) if idle_depth == IdleDepth::Lanes => cfg.layout.idle_depth(),

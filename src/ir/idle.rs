@@ -21,20 +21,20 @@
 //! a side effect there).
 
 use super::cfg::{Cfg, LoopId, SBlockId, STerm};
-use super::{Expr, Observable, Op};
+use super::live::{successors, Live};
+use super::{Expr, Op};
 
 /// For each loop of `cfg`: `None` when it is not idle; `Some(k)` when it is, where `k` is how
 /// many times a lane alone needs to go back to the header once idle iterations are removed
 /// (0 when iterations are idle from the header, 1 when from the body's entry: the body's
 /// first run may be the one that leaves).
-pub fn idle_loops(cfg: &Cfg) -> Vec<Option<u32>> {
-    let live = live_at_entry(cfg);
+pub fn idle_loops(cfg: &Cfg, live: &Live) -> Vec<Option<u32>> {
     (0..cfg.loops.len())
-        .map(|l| is_idle(cfg, l, &live))
+        .map(|l| is_idle(cfg, l, live))
         .collect()
 }
 
-fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
+fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
     let info = &cfg.loops[l];
     let inside = |b: SBlockId| cfg.blocks[b].loops.contains(&l);
     // A loop inside this one makes its iterations more than one pass over the body.
@@ -131,7 +131,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &[Vec<bool>]) -> Option<u32> {
     }
     (starts.iter())
         .position(|&p| {
-            assigned.iter().all(|&r| !live[p][r as usize])
+            assigned.iter().all(|&r| !live.at_entry(p)[r as usize])
                 && swaps
                     .iter()
                     .all(|&(b, k)| fails_going_round(cfg, l, b, k, p))
@@ -197,69 +197,6 @@ fn total(e: &Expr) -> bool {
     !super::deps::divides(e)
 }
 
-/// The edges a block can take (a branch on a literal takes one side only).
-fn successors(t: &STerm) -> Vec<SBlockId> {
-    match t {
-        STerm::Jump(b) => vec![*b],
-        STerm::Branch {
-            cond: Expr::Lit(v),
-            then_to,
-            else_to,
-        } => vec![if *v != 0 { *then_to } else { *else_to }],
-        STerm::Branch {
-            then_to, else_to, ..
-        } => vec![*then_to, *else_to],
-        STerm::Return => vec![],
-    }
-}
-
-/// `live[b][r]`: may register `r` be read, on some path from the entry of block `b`, before
-/// it is assigned? A thread that returns reads every register the final condition observes.
-fn live_at_entry(cfg: &Cfg) -> Vec<Vec<bool>> {
-    let nregs = cfg.regs.len();
-    let mut observed = vec![false; nregs];
-    for o in &cfg.observables {
-        if let Observable::Reg { reg, .. } = o {
-            observed[*reg as usize] = true;
-        }
-    }
-    let mut live = vec![vec![false; nregs]; cfg.blocks.len()];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (b, blk) in cfg.blocks.iter().enumerate().rev() {
-            let mut out = vec![false; nregs];
-            let mut reads = Vec::new();
-            match &blk.term {
-                STerm::Return => out.clone_from(&observed),
-                STerm::Branch { cond, .. } => cond.regs(&mut reads),
-                STerm::Jump(_) => {}
-            }
-            for s in successors(&blk.term) {
-                for (o, l) in out.iter_mut().zip(&live[s]) {
-                    *o |= *l;
-                }
-            }
-            for r in reads {
-                out[r as usize] = true;
-            }
-            for ins in blk.instrs.iter().rev() {
-                if let Some(w) = ins.op.writes() {
-                    out[w as usize] = false;
-                }
-                for r in ins.op.reads() {
-                    out[r as usize] = true;
-                }
-            }
-            if out != live[b] {
-                live[b] = out;
-                changed = true;
-            }
-        }
-    }
-    live
-}
-
 #[cfg(test)]
 mod tests {
     fn idle(kernel: &str, cond: &str) -> Vec<Option<u32>> {
@@ -267,7 +204,8 @@ mod tests {
             "test t\nthreads 2\nglobal x\nglobal y[2]\nkernel {{ {kernel} }}\nexists ({cond})\n"
         );
         let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
-        super::idle_loops(&crate::ir::cfg::lower_observing(&test, &[]))
+        let cfg = crate::ir::cfg::lower_observing(&test, &[]);
+        super::idle_loops(&cfg, &crate::ir::live::Live::of(&cfg))
     }
 
     #[test]

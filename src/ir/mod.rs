@@ -13,6 +13,7 @@ pub mod cfg;
 pub mod deps;
 pub mod depth;
 pub mod idle;
+pub mod live;
 mod partial;
 pub mod program;
 pub mod unroll;

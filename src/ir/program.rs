@@ -94,6 +94,8 @@ pub struct Program {
     /// Per loop, is it idle, and how many back edges a lane alone still needs
     /// ([`super::idle::idle_loops`])?
     pub(super) idle: Vec<Option<u32>>,
+    /// Which registers a later step may read, at each instruction ([`super::live`]).
+    pub live: super::live::Live,
 }
 
 /// An instruction: block instance and index in the block.

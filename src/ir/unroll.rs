@@ -128,6 +128,7 @@ pub fn unroll_to(
         .map(|b| b.expect("every id filled"))
         .collect();
     let reach = reachability(&blocks);
+    let live = super::live::Live::of(cfg);
     Ok(Program {
         entry: new_id[0],
         blocks,
@@ -140,7 +141,8 @@ pub fn unroll_to(
         unroll,
         depths: depths.to_vec(),
         reach,
-        idle: super::idle::idle_loops(cfg),
+        idle: super::idle::idle_loops(cfg, &live),
+        live,
         cfg: cfg.clone(),
         deps: std::sync::OnceLock::new(),
     })

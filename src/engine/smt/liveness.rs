@@ -406,13 +406,20 @@ impl<'p> Encoding<'p> {
     }
 
     /// Thread `t` has the same registers on entering loop-header instances `a` and `b`, one
-    /// equality per register (`None`: an instance it cannot enter).
+    /// equality per register live at the header (`None`: an instance it cannot enter).
     fn same_registers(&self, t: usize, a: BlockId, b: BlockId) -> Option<Vec<Bool>> {
         let (x, y) = (
             self.header_regs.get(&(t as u32, a))?,
             self.header_regs.get(&(t as u32, b))?,
         );
-        Some(x.iter().zip(y).map(|(p, q)| eq(p, q)).collect())
+        // Only what a later step may read counts: the registers live at the header.
+        let live = (self.prog.live).at_entry(self.prog.blocks[a as usize].sblock);
+        Some(
+            (x.iter().zip(y).zip(live))
+                .filter(|(_, &l)| l)
+                .map(|((p, q), _)| eq(p, q))
+                .collect(),
+        )
     }
 
     /// Thread `t` stands before event `pos` of `b` at `h`: it took the previous one, not this.
