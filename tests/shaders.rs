@@ -136,6 +136,78 @@ fn main(@builtin(subgroup_invocation_id) lane : u32) {{
     check_out("switch", &src, launch(4), &[7, 7, 8, 9, 0, 0, 0, 0], true);
 }
 
+/// Invocations that select two values of one case are in one block, as in SPIR-V, so under CM
+/// a ballot there sees them all: WGSL's `case 0u, 1u:` (naga writes it as an empty case
+/// falling through to the next) and GLSL's `case 0: case 1:` (one target for two values).
+/// Until 2026-11-27 each value was an arm of its own, and each invocation's ballot saw itself
+/// alone (1 and 2, not 3). Both engines, every model but Symb.
+#[test]
+fn a_case_with_two_values_is_one_block() {
+    let src = format!(
+        "{OUT8}
+@compute @workgroup_size(4)
+fn main(@builtin(subgroup_invocation_id) lane : u32) {{
+  switch lane {{
+    case 0u, 1u: {{ out[lane] = subgroupBallot(true).x; }}
+    default: {{ out[lane] = 100u; }}
+  }}
+}}"
+    );
+    check_out(
+        "switch_ballot",
+        &src,
+        launch(4),
+        &[3, 3, 100, 100, 0, 0, 0, 0],
+        true,
+    );
+    let glsl = temp("switch_ballot", "comp");
+    std::fs::write(
+        &glsl,
+        "#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Out { uint data[4]; } result;
+void main() {
+  uint lane = gl_SubgroupInvocationID;
+  switch (lane) {
+    case 0:
+    case 1:
+      result.data[lane] = subgroupBallot(true).x;
+      break;
+    default:
+      result.data[lane] = 100u;
+      break;
+  }
+}
+",
+    )
+    .unwrap();
+    let l = Launch {
+        expect: vec![(
+            "result".into(),
+            write_words("switch_ballot_glsl", &[3, 3, 100, 100]),
+        )],
+        ..launch(4)
+    };
+    let test = tangle::load(&glsl, &l).unwrap_or_else(|d| panic!("{d}"));
+    let prog = query::compile(&test, 8).unwrap();
+    for engine in [Engine::Smt, Engine::Explore] {
+        let opts = Options::default().with_engine(engine);
+        let models: Vec<Model> = (Model::builtin().into_iter())
+            .filter(|m| m.name != "Symb")
+            .collect();
+        for a in query::analyse_models(&test, &prog, &models, &opts) {
+            assert_eq!(
+                a.verdict,
+                Verdict::Forbidden,
+                "{} {engine:?}: {:?}",
+                a.model,
+                a.witness_differs
+            );
+        }
+    }
+}
+
 #[test]
 fn functions_early_returns_and_pointers() {
     let src = format!(

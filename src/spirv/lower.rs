@@ -1281,13 +1281,44 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         stop: Some(merge),
                         ..ctx.clone()
                     };
+                    // One arm per target block, not per case value: invocations that select
+                    // two values with one target are in one block (one dynamic block), as
+                    // in SPIR-V. A target that only branches to another target (naga writes
+                    // WGSL's `case 0u, 1u:` as an empty case falling through) is that one.
+                    let targets: HashSet<Word> =
+                        cases.iter().map(|c| c.1).chain([default]).collect();
+                    let resolve = |mut t: Word| {
+                        for _ in 0..targets.len() {
+                            match fb.blocks.get(&t).and_then(|b| only_branches(b)) {
+                                Some(u) if targets.contains(&u) && !has_phi(fb, u) => t = u,
+                                _ => break,
+                            }
+                        }
+                        t
+                    };
+                    let default = resolve(default);
+                    let mut arms: Vec<(Word, Vec<u32>)> = Vec::new();
+                    for (v, t) in cases {
+                        let t = resolve(t);
+                        if t == default {
+                            continue;
+                        }
+                        match arms.iter_mut().find(|a| a.0 == t) {
+                            Some(a) => a.1.push(v),
+                            None => arms.push((t, vec![v])),
+                        }
+                    }
                     let mut chain = self.arm(fb, default, &arm_ctx, term)?;
-                    for (v, t) in cases.into_iter().rev() {
+                    for (t, values) in arms.into_iter().rev() {
                         let then_body = self.arm(fb, t, &arm_ctx, term)?;
                         let s = self.sp(term);
+                        let cond = (values.iter())
+                            .map(|&v| bin(BinOp::Eq, sel.clone(), lit(v, s)))
+                            .reduce(|a, b| bin(BinOp::BitOr, a, b))
+                            .expect("an arm has a value");
                         chain = vec![self.stmt(
                             StmtKind::If {
-                                cond: bin(BinOp::Eq, sel.clone(), lit(v, s)),
+                                cond,
                                 then_body,
                                 else_body: chain,
                             },
@@ -2765,6 +2796,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
 struct FnBlocks<'f> {
     blocks: HashMap<Word, &'f dr::Block>,
+}
+
+/// The block a block does nothing but branch to (debug line instructions aside).
+fn only_branches(b: &dr::Block) -> Option<Word> {
+    let mut rest =
+        (b.instructions.iter()).filter(|i| !matches!(i.class.opcode, Op::Line | Op::NoLine));
+    match (rest.next(), rest.next()) {
+        (Some(i), None) if i.class.opcode == Op::Branch => id_of(i.operands.first()?),
+        _ => None,
+    }
+}
+
+/// Does block `b` start with an `OpPhi` (its incoming edges matter)?
+fn has_phi(fb: &FnBlocks, b: Word) -> bool {
+    (fb.blocks.get(&b))
+        .is_some_and(|blk| blk.instructions.iter().any(|i| i.class.opcode == Op::Phi))
 }
 
 fn result_or_ptr(i: &Instruction) -> Word {
