@@ -171,8 +171,19 @@ fn cli_checks_expectations_and_refuses_what_it_cannot_answer() {
     let (code, text) = run(&["liveness", "-m", "SSO", "--engine", "smt", "-"]);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("engine smt): live"), "{text}");
+    // Without a subgroup op, Lazy runs the program as SSO does: decided.
     let (code, text) = run(&["liveness", "-m", "Lazy", "--engine", "smt", "-"]);
-    assert_eq!(code, Some(3), "{text}");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("engine smt): live"), "{text}");
+    // With one, Lazy's pending results are not covered by the reduction: refused, saying why.
+    let lazy = "test t\nthreads 2\nglobal x\nkernel { r = subgroupAdd(1); }\nexists (x == 0)\n";
+    let out = tangle()
+        .args(["liveness", "-m", "Lazy", "--engine", "smt", "-"])
+        .write_stdin(lazy)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("does not cover lazy"), "{text}");
     let out = tangle()
         .args(["liveness", "-m", "CM", "--format", "json"])
@@ -468,7 +479,9 @@ fn the_engines_agree_on_the_liveness_suite() {
             }
         }
     }
-    assert!(both >= 25, "only {both} answers decided by both engines");
+    // 210 of 378 since Spec and Lazy without subgroup ops are decided as SSO (every test
+    // of the suite but `counter_past_bound`, under both, for Z3 too).
+    assert!(both >= 200, "only {both} answers decided by both engines");
     assert!(declined > 0);
 }
 
