@@ -543,6 +543,46 @@ fn the_engines_agree_on_random_spin_programs() {
     );
 }
 
+/// The same random programs with subgroups and workgroups of several threads under CM and
+/// SCF, where loop steps wait for other lanes: Z3 looks only for a state that comes back, its
+/// lanes shifted together (`engine::smt::liveness`, `lockstep`), so it answers `violated` or
+/// `unknown` there (`live` where the loops hold no such step after all). It must never
+/// contradict the explorer, and must find some hangs.
+#[test]
+fn lockstep_lassos_agree_with_the_explorer_on_random_spin_programs() {
+    let (mut both, mut found) = (0, 0);
+    let mut bad = Vec::new();
+    for seed in 0..24u64 {
+        let (text, test) = spin_program(seed, [(2, 2, 2), (4, 2, 2), (4, 2, 4), (3, 3, 3)]);
+        for m in ["CM", "SCF"] {
+            let m = Model::by_name(m).unwrap();
+            let p = Progress::parse(["fair", "obe"][seed as usize % 2]).unwrap();
+            let smt = smt().with_timeout_ms(Some(1_000));
+            let z = liveness(&test, &m, &p, &smt).unwrap().verdict;
+            if matches!(z, LiveVerdict::Violated) {
+                found += 1;
+            }
+            let e = liveness(&test, &m, &p, &opts()).unwrap().verdict;
+            if contradicts(&e, &z) {
+                bad.push(format!(
+                    "seed {seed} under {} and {}: explorer {e:?}, Z3 {z:?}\n{text}",
+                    m.name,
+                    p.name()
+                ));
+            }
+            both += usize::from(
+                !matches!(e, LiveVerdict::Unknown(_)) && matches!(z, LiveVerdict::Violated),
+            );
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    eprintln!("Z3 found {found} hangs; {both} decided by both");
+    assert!(
+        found >= 10 && both >= 10,
+        "Z3 found {found} hangs; {both} decided by both"
+    );
+}
+
 /// Above five threads Z3 does not tabulate the progress model: it proposes hangs one at a
 /// time and the progress model rejects the unfair ones. Six threads: the second spins on a
 /// flag the first sets, the other four write their own cells and end. Each progress model's answer (fair, HSA: live, thread 0 is always

@@ -24,20 +24,7 @@ pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
     let lay = prog.layout;
     let lanes = lay.subgroup.min(lay.workgroup) > 1;
     let waits = |k: Kind| lanes && m.rule(k).members != Members::Alone;
-    // A class no instruction of the program has is no matter: without subgroup ops, Lazy,
-    // Spec and Symb run the program as SSO does.
-    let present = |k: Kind| (prog.blocks.iter()).any(|b| b.instrs.iter().any(|i| i.op.kind() == k));
-    for k in Kind::MODELLED {
-        let c = m.class(k);
-        if matches!(c, Class::Lazy | Class::Speculative | Class::Symbolic) && present(k) {
-            return Err(format!(
-                "the spin-loop reduction does not cover {} {} steps (under {})",
-                c.name(),
-                k.name(),
-                m.name
-            ));
-        }
-    }
+    classes_covered(prog, m)?;
     for block in &prog.blocks {
         if prog.cfg.blocks[block.sblock].loops.is_empty() {
             continue;
@@ -66,4 +53,33 @@ pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Why the model's classes put `prog` out of reach of both liveness reductions (a thread that
+/// comes back as it was, a state that comes back), if they do: Lazy, Spec and Symb subgroup
+/// ops keep results pending or speculated, state neither reduction compares. A class no
+/// instruction of the program has is no matter: without subgroup ops, Lazy, Spec and Symb
+/// run the program as SSO does.
+pub fn classes_covered(prog: &Program, m: &Model) -> Result<(), String> {
+    let present = |k: Kind| (prog.blocks.iter()).any(|b| b.instrs.iter().any(|i| i.op.kind() == k));
+    for k in Kind::MODELLED {
+        let c = m.class(k);
+        if matches!(c, Class::Lazy | Class::Speculative | Class::Symbolic) && present(k) {
+            return Err(format!(
+                "the spin-loop reduction does not cover {} {} steps (under {})",
+                c.name(),
+                k.name(),
+                m.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Does a loop of `prog` hold a barrier with a quorum? Which of its instances opened is state
+/// a lasso of positions, registers and memory does not compare.
+pub fn quorum_in_loop(prog: &Program) -> bool {
+    (prog.blocks.iter())
+        .filter(|b| !prog.cfg.blocks[b.sblock].loops.is_empty())
+        .any(|b| (b.instrs.iter()).any(|i| matches!(i.op, Op::QuorumBarrier { .. })))
 }

@@ -122,6 +122,12 @@ struct Statuses {
 /// time only: proving that no hang exists would not make the answer `live`.
 pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions) -> SmtLiveness {
     if let Err(why) = crate::engine::loops_run_alone(prog, m) {
+        let lasso = opts.memory.is_none()
+            && crate::engine::classes_covered(prog, m).is_ok()
+            && !crate::engine::quorum_in_loop(prog);
+        if lasso {
+            return lockstep(prog, m, progress, opts, &why);
+        }
         return SmtLiveness::Unknown(format!("{why}; use --engine explore"));
     }
     // Budgets count from the analysis' start (`Budget::since`), so each phase's timeout is
@@ -166,7 +172,7 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     };
     let hang = match Encoding::new(prog, models, &opts) {
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
-        Ok(enc) => enc.hang(m, progress, both),
+        Ok(enc) => enc.hang(m, progress, both, false),
     };
     // The bound hides something and no spin was found: a state that comes back through
     // writes (two threads exchanging a value back and forth) is the other way to hang; under
@@ -181,7 +187,7 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
             };
             match Encoding::new(prog, models, &opts) {
                 Err(e) => SmtLiveness::Unknown(e.to_string()),
-                Ok(enc) => match enc.hang(m, progress, true) {
+                Ok(enc) => match enc.hang(m, progress, true, false) {
                     SmtLiveness::Hang(h) => SmtLiveness::Hang(h),
                     _ => hang,
                 },
@@ -197,14 +203,54 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     }
 }
 
+/// Loops whose steps wait for other threads (CM, SM and SCF with subgroups of several lanes, a
+/// workgroup barrier in a loop), under SC memory: only a state that comes back is looked for
+/// (the lasso), with the threads of a workgroup that go round one loop shifted by one number of
+/// iterations, so that which of them share a dynamic block or a barrier instance comes back
+/// too. A lasso is a hang whatever the model; `live` would need the spin-loop reduction's
+/// argument, which needs steps that run alone, so without a lasso the answer is `unknown`.
+fn lockstep(
+    prog: &Program,
+    m: &Model,
+    progress: &Progress,
+    opts: &SmtOptions,
+    why: &str,
+) -> SmtLiveness {
+    // The search can only find a hang: like the hang searches above, at most
+    // `HANG_SHARE_MS` of the budget (a program with no lasso would otherwise keep Z3 busy
+    // for the whole of it, or for ever without one, to answer `unknown`).
+    let start = opts.start.unwrap_or_else(std::time::Instant::now);
+    let spent = start.elapsed().as_millis().min(u32::MAX as u128) as u32;
+    let share = spent.saturating_add(HANG_SHARE_MS);
+    let opts = SmtOptions {
+        liveness: true,
+        start: Some(start),
+        timeout_ms: Some(opts.timeout_ms.map_or(share, |t| t.min(share))),
+        ..opts.clone()
+    };
+    match Encoding::new(prog, std::slice::from_ref(m), &opts) {
+        Err(e) => SmtLiveness::Unknown(e.to_string()),
+        Ok(enc) => match enc.hang(m, progress, true, true) {
+            SmtLiveness::Hang(h) => SmtLiveness::Hang(h),
+            SmtLiveness::Unknown(w) => SmtLiveness::Unknown(format!("{why}; {w}")),
+            SmtLiveness::Live => SmtLiveness::Unknown(format!(
+                "{why}, and no state comes back within {MAX_PERIOD} iterations (a lasso), \
+                 which is all Z3 looks for there; use --engine explore"
+            )),
+        },
+    }
+}
+
 impl<'p> Encoding<'p> {
     /// Is there a hang the progress model accepts? (`Live` here means: none.)
     /// `lasso`: look for a state that comes back (threads may write on the way, as long as
     /// memory comes back too), or under a memory model for windows of writes that repeat,
     /// besides windows that change nothing.
-    fn hang(&self, m: &Model, progress: &Progress, lasso: bool) -> SmtLiveness {
+    /// `lockstep`: the threads of a workgroup that go round one loop in a lasso go round it
+    /// by the same number of iterations ([`lockstep`]).
+    fn hang(&self, m: &Model, progress: &Progress, lasso: bool, lockstep: bool) -> SmtLiveness {
         debug_assert!(self.liveness, "built with SmtOptions::liveness");
-        let st = match self.statuses(m, lasso) {
+        let st = match self.statuses(m, lasso, lockstep) {
             Ok(s) => s,
             Err(e) => return SmtLiveness::Unknown(e.to_string()),
         };
@@ -357,7 +403,7 @@ impl<'p> Encoding<'p> {
     /// Can the bound hide a hang? `Yes(why)` when an execution reaches a loop's cut though no
     /// window of iterations of any thread left it as it found it.
     fn bound_hidden(&self, m: &Model) -> Answer<String> {
-        let st = match self.statuses(m, false) {
+        let st = match self.statuses(m, false, false) {
             Ok(s) => s,
             Err(e) => return Answer::Unknown(e.to_string()),
         };
@@ -432,7 +478,7 @@ impl<'p> Encoding<'p> {
     }
 
     /// Builds the horizon, the statuses and the bound condition.
-    fn statuses(&self, m: &Model, lasso: bool) -> Result<Statuses, Exhausted> {
+    fn statuses(&self, m: &Model, lasso: bool, lockstep: bool) -> Result<Statuses, Exhausted> {
         let prog = self.prog;
         let lay = prog.layout;
         let budget = &self.building;
@@ -578,6 +624,9 @@ impl<'p> Encoding<'p> {
         let mut noops: Vec<Bool> = Vec::new();
         let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
         let mut windows = Windows::default();
+        // Lockstep lassos: (thread, header, iterations, selector), and who stands still.
+        let mut shifts: Vec<(usize, usize, u32, Bool)> = Vec::new();
+        let mut stills: Vec<Bool> = Vec::new();
         for t in 0..nt {
             let mut ends = Vec::new();
             let mut spin_opts: Vec<(Bool, Vec<BlockId>)> = Vec::new();
@@ -749,7 +798,15 @@ impl<'p> Encoding<'p> {
                         cs.extend(same);
                         let refs: Vec<&Bool> = cs.iter().collect();
                         let c = and(&refs);
-                        if !is_false(&c) {
+                        if is_false(&c) {
+                            continue;
+                        }
+                        if lockstep {
+                            let sel = Bool::fresh_const(&format!("lasso_t{t}"));
+                            self.assert(&implies(&sel, &c));
+                            shifts.push((t, block.sblock, k, sel.clone()));
+                            spin_opts.push((sel, blocks));
+                        } else {
                             spin_opts.push((c, blocks));
                         }
                         continue;
@@ -828,13 +885,42 @@ impl<'p> Encoding<'p> {
             if lasso {
                 // Every thread terminated, comes round its loop, or stands still.
                 let still = not(&or(&moved));
-                loop_conds.push(or(&[te.clone(), sp.clone(), still]));
+                loop_conds.push(or(&[te.clone(), sp.clone(), still.clone()]));
+                stills.push(still);
             }
             term.push(te);
             spin.push(sp);
             blocked.push(bl);
             started.push(define("started", or(&visible)));
             spins_at.push(spin_opts);
+        }
+        if let (true, Some(h1)) = (lockstep, &h1) {
+            // Where steps wait for other threads, which threads share a dynamic block or a
+            // barrier instance is state too: every other thread of the workgroup goes round
+            // the same loop by as many iterations, or a loop apart from it (no loop holds
+            // both: another arm of a branch, whose blocks neither thread can reach), has
+            // terminated, or stands still outside that loop.
+            let nest = |h: usize| &prog.cfg.blocks[h].loops;
+            let apart = |a: usize, b: usize| !nest(a).iter().any(|l| nest(b).contains(l));
+            let mut outside: HashMap<(usize, usize), Bool> = HashMap::new();
+            for (t, header, k, sel) in &shifts {
+                let wg = lay.workgroup_threads(lay.workgroup_of(*t as u32));
+                for u in wg.map(|u| u as usize).filter(|u| u != t) {
+                    budget.check("encoding the liveness lasso")?;
+                    let along: Vec<Bool> = (shifts.iter())
+                        .filter(|(v, hv, kv, _)| {
+                            *v == u && ((hv == header && kv == k) || apart(*hv, *header))
+                        })
+                        .map(|s| s.3.clone())
+                        .collect();
+                    let away = outside
+                        .entry((u, *header))
+                        .or_insert_with(|| not(&self.inside_loop(u, *header, h1)))
+                        .clone();
+                    let ok = or(&[term[u].clone(), or(&along), and(&[&stills[u], &away])]);
+                    self.assert(&implies(sel, &ok));
+                }
+            }
         }
         if writes {
             // Memory repeats the windows too.
@@ -872,6 +958,28 @@ impl<'p> Encoding<'p> {
                 and(&all)
             },
         })
+    }
+
+    /// Thread `t` stands, at `x`, in a block of the loop headed by static block `header`: it
+    /// entered the block (took the event before its label) and has not left it.
+    fn inside_loop(&self, t: usize, header: usize, x: &Time) -> Bool {
+        let prog = self.prog;
+        let Some(&l) = prog.cfg.blocks[header].loops.last() else {
+            return Bool::from_bool(false);
+        };
+        let mut cs = Vec::new();
+        for (b, block) in prog.blocks.iter().enumerate() {
+            if is_false(&self.inb[t][b]) || !prog.cfg.blocks[block.sblock].loops.contains(&l) {
+                continue;
+            }
+            let last = &self.ts[t][b][block.instrs.len() + 1];
+            cs.push(and(&[
+                &self.inb[t][b],
+                &self.prev_event(t, b as BlockId, 0).lt(x),
+                &last.ge(x),
+            ]));
+        }
+        or(&cs)
     }
 
     /// The value of cell `cell` of global `g` just before time `x`: the latest write before
