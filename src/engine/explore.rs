@@ -28,7 +28,8 @@ use std::sync::Arc;
 /// the rest of the process).
 const MEMORY_BUDGET: usize = 1536 << 20;
 
-/// The state budget when none is given (about 2.3 KiB a state: within `MEMORY_BUDGET`).
+/// The budget of states created when none is given (the states kept are also capped by what
+/// `MEMORY_BUDGET` holds, at about 2.3 KiB a state).
 pub const DEFAULT_MAX_STATES: usize = 800_000;
 
 /// Options for one exploration.
@@ -1452,18 +1453,14 @@ impl<'p> Explorer<'p> {
                 let sb = self.prog.blocks[t.block as usize].sblock;
                 live.before(sb, t.pc.saturating_sub(1) as usize)
             };
-            for (v, &k) in t.regs.iter_mut().zip(keep) {
-                if !k {
-                    *v = 0;
-                }
-            }
+            crate::ir::live::forget(keep, &mut t.regs);
             t.unspec.retain(|&r| keep[r as usize]);
         }
     }
 
     /// Liveness under a memory model: thread `t` enters loop header `hb`. If it entered the
     /// same header (in the same iterations of the loops around) some iterations before, with
-    /// the registers it has now, and wrote nothing since, those iterations can repeat forever
+    /// the live registers it has now (`ir::live`), and wrote nothing since, those iterations can repeat forever
     /// unchanged: it spins, and stops (a run that went round them again and then left is the
     /// run that left at once, which is explored too, as Dartagnan's spin-loop reduction argues).
     fn enter_header(&self, t: &mut Thread, hb: BlockId) {
@@ -1479,10 +1476,8 @@ impl<'p> Explorer<'p> {
         let writes =
             |a: &Access| matches!(a.what, What::Write { .. } | What::Rmw { new: Some(_), .. });
         // Only what a later step may read counts: the registers live at the header.
-        let live = self.prog.live.at_entry(here.sblock);
-        let regs: Vec<u32> = (t.regs.iter().zip(live))
-            .map(|(&v, &l)| if l { v } else { 0 })
-            .collect();
+        let mut regs = t.regs.clone();
+        crate::ir::live::forget(self.prog.live.at_entry(here.sblock), &mut regs);
         let spins = t.entries.iter().rev().find(|(b, r, from)| {
             same_loop(*b) && *r == regs && !t.events[*from as usize..].iter().any(writes)
         });

@@ -12,10 +12,10 @@
 //! what is dead in the CFG is dead in every instance.
 
 use super::cfg::{Cfg, SBlockId, STerm};
-use super::{Expr, Observable, RegId};
+use super::{Expr, Observable};
 
 /// Live registers before each instruction of each static block, and at a thread's end.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Live {
     /// `before[b][i][r]`: is `r` live before instruction `i` of block `b` (`i` = the number of
     /// instructions: at the terminator)?
@@ -96,8 +96,19 @@ impl Live {
     }
 
     /// Is `r` live before instruction `i` of block `b`?
-    pub fn is_live(&self, b: SBlockId, i: usize, r: RegId) -> bool {
+    #[cfg(test)]
+    pub fn is_live(&self, b: SBlockId, i: usize, r: super::RegId) -> bool {
         self.before[b][i][r as usize]
+    }
+}
+
+/// Zeroes the registers of `regs` that `keep` (one of [`Live`]'s sets) says are dead: their
+/// values can no longer matter, so states that differ only there are one state.
+pub fn forget(keep: &[bool], regs: &mut [u32]) {
+    for (v, &k) in regs.iter_mut().zip(keep) {
+        if !k {
+            *v = 0;
+        }
     }
 }
 
@@ -135,7 +146,7 @@ mod tests {
 
     #[test]
     fn a_register_is_dead_once_nothing_reads_it_before_it_is_assigned() {
-        // `s` is read by the store, then assigned again before the loop's branch reads it.
+        // `s` is read by the store, then assigned again, and nothing reads it after.
         let (cfg, live) = live("s = x; x = s + 1; s = 0; r = x;", "0:r == 1");
         let (s, r) = (reg(&cfg, "s"), reg(&cfg, "r"));
         let b = 0;

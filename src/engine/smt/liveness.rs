@@ -232,7 +232,11 @@ fn lockstep(
         Err(e) => SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => match enc.hang(m, progress, true, true) {
             SmtLiveness::Hang(h) => SmtLiveness::Hang(h),
-            SmtLiveness::Unknown(w) => SmtLiveness::Unknown(format!("{why}; {w}")),
+            SmtLiveness::Unknown(w) => SmtLiveness::Unknown(format!(
+                "{why}, and the search for a state that comes back (a lasso), which is all Z3 \
+                 looks for there, stopped ({w}; it gets at most {HANG_SHARE_MS} ms); use \
+                 --engine explore"
+            )),
             SmtLiveness::Live => SmtLiveness::Unknown(format!(
                 "{why}, and no state comes back within {MAX_PERIOD} iterations (a lasso), \
                  which is all Z3 looks for there; use --engine explore"
@@ -898,8 +902,9 @@ impl<'p> Encoding<'p> {
             // Where steps wait for other threads, which threads share a dynamic block or a
             // barrier instance is state too: every other thread of the workgroup goes round
             // the same loop by as many iterations, or a loop apart from it (no loop holds
-            // both: another arm of a branch, whose blocks neither thread can reach), has
-            // terminated, or stands still outside that loop.
+            // both: another arm of a branch, or a loop after this one, which the thread going
+            // round this one never reaches while it does), has terminated, or stands still
+            // outside that loop.
             let nest = |h: usize| &prog.cfg.blocks[h].loops;
             let apart = |a: usize, b: usize| !nest(a).iter().any(|l| nest(b).contains(l));
             let mut outside: HashMap<(usize, usize), Bool> = HashMap::new();
