@@ -1460,9 +1460,10 @@ impl<'p> Explorer<'p> {
 
     /// Liveness under a memory model: thread `t` enters loop header `hb`. If it entered the
     /// same header (in the same iterations of the loops around) some iterations before, with
-    /// the live registers it has now (`ir::live`), and wrote nothing since, those iterations can repeat forever
-    /// unchanged: it spins, and stops (a run that went round them again and then left is the
-    /// run that left at once, which is explored too, as Dartagnan's spin-loop reduction argues).
+    /// the live registers it has now (`ir::live`), and wrote nothing since, those iterations
+    /// can repeat forever unchanged: it spins, and stops (a run that went round them again and
+    /// then left is the run that left at once, which is explored too, as Dartagnan's
+    /// spin-loop reduction argues).
     fn enter_header(&self, t: &mut Thread, hb: BlockId) {
         let blocks = &self.prog.blocks;
         let here = &blocks[hb as usize];

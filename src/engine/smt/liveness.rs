@@ -143,18 +143,13 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => enc.bound_hidden(m),
     };
-    // What is left of the budget, and the timeout (from `start`) that gives a phase `share`
-    // milliseconds more, never past the whole budget.
+    // What is left of the budget, and a phase's timeout (`until`).
     let elapsed = || start.elapsed().as_millis().min(u32::MAX as u128) as u32;
     let left = || {
         opts.timeout_ms
             .map(|ms| ms.saturating_sub(elapsed()).max(1))
     };
-    let total = opts.timeout_ms;
-    let until = |share: u32| {
-        let end = elapsed().saturating_add(share);
-        Some(total.map_or(end, |t| end.min(t)))
-    };
+    let until = |share: u32| until(start, opts.timeout_ms, share);
     // Under a memory model, once the bound is hit, one search looks for both kinds of window
     // (those that change nothing, and windows of writes): a window of writes can exist only
     // when the bound is hit (it writes on every round), and one query costs less than two.
@@ -220,29 +215,33 @@ fn lockstep(
     // `HANG_SHARE_MS` of the budget (a program with no lasso would otherwise keep Z3 busy
     // for the whole of it, or for ever without one, to answer `unknown`).
     let start = opts.start.unwrap_or_else(std::time::Instant::now);
-    let spent = start.elapsed().as_millis().min(u32::MAX as u128) as u32;
-    let share = spent.saturating_add(HANG_SHARE_MS);
     let opts = SmtOptions {
         liveness: true,
         start: Some(start),
-        timeout_ms: Some(opts.timeout_ms.map_or(share, |t| t.min(share))),
+        timeout_ms: until(start, opts.timeout_ms, HANG_SHARE_MS),
         ..opts.clone()
     };
-    match Encoding::new(prog, std::slice::from_ref(m), &opts) {
-        Err(e) => SmtLiveness::Unknown(e.to_string()),
+    let none = match Encoding::new(prog, std::slice::from_ref(m), &opts) {
+        Err(e) => return SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => match enc.hang(m, progress, true, true) {
-            SmtLiveness::Hang(h) => SmtLiveness::Hang(h),
-            SmtLiveness::Unknown(w) => SmtLiveness::Unknown(format!(
-                "{why}, and the search for a state that comes back (a lasso), which is all Z3 \
-                 looks for there, stopped ({w}; it gets at most {HANG_SHARE_MS} ms); use \
-                 --engine explore"
-            )),
-            SmtLiveness::Live => SmtLiveness::Unknown(format!(
-                "{why}, and no state comes back within {MAX_PERIOD} iterations (a lasso), \
-                 which is all Z3 looks for there; use --engine explore"
-            )),
+            SmtLiveness::Hang(h) => return SmtLiveness::Hang(h),
+            SmtLiveness::Unknown(w) => {
+                format!("the search for a lasso stopped ({w}; it gets at most {HANG_SHARE_MS} ms)")
+            }
+            SmtLiveness::Live => format!("no state comes back within {MAX_PERIOD} iterations"),
         },
-    }
+    };
+    SmtLiveness::Unknown(format!(
+        "{why}, and {none} (a lasso is all Z3 looks for there); use --engine explore"
+    ))
+}
+
+/// The timeout, counted from `start`, that gives a phase `share` milliseconds more than it
+/// has spent, never past the whole budget `total`.
+fn until(start: std::time::Instant, total: Option<u32>, share: u32) -> Option<u32> {
+    let spent = start.elapsed().as_millis().min(u32::MAX as u128) as u32;
+    let end = spent.saturating_add(share);
+    Some(total.map_or(end, |t| end.min(t)))
 }
 
 impl<'p> Encoding<'p> {
