@@ -1267,3 +1267,85 @@ fn cadp_jumps_read_as_ifs_and_loops() {
         }
     }
 }
+
+/// Open reads and workgroups one at a time (docs/memory-models.md) change no answer: on
+/// Dartagnan's samples, the four PTX tests of barriers named by an id, and random programs of
+/// two and three workgroups, the explorer finds the same outcomes, flags, kinds of undefined
+/// behaviour and cuts with them as without them, in fewer states.
+#[test]
+fn open_reads_and_workgroups_one_at_a_time_change_no_verdict() {
+    use tangle::engine::explore::{explore, Exploration, ExploreOptions};
+    use tangle::gen::{generate, GenConfig};
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
+    let mut cases: Vec<(String, tangle::syntax::ast::Test, Arc<MemoryModel>)> = Vec::new();
+    for (dir, table, mm) in [
+        (
+            "tests/data/dartagnan-vulkan",
+            "VULKAN-expected.csv",
+            &vulkan,
+        ),
+        ("tests/data/dartagnan-ptx", "PTXv7_5-expected.csv", &ptx),
+    ] {
+        for (file, _, test) in dartagnan_rows(dir, table) {
+            cases.push((file, test, mm.clone()));
+        }
+    }
+    for seed in 0..24u64 {
+        let cfg = GenConfig {
+            lanes: if seed % 2 == 0 { 1 } else { 2 },
+            subgroups: if seed % 3 == 0 { 3 } else { 2 },
+            max_stmts: 5,
+            ..GenConfig::default()
+        };
+        // One workgroup per subgroup.
+        let text = generate(seed, &cfg).replacen(
+            &format!("subgroup {}\n", cfg.lanes),
+            &format!("subgroup {0}\nworkgroup {0}\n", cfg.lanes),
+            1,
+        );
+        let test = tangle::syntax::parse("gen.litmus", text.as_bytes()).unwrap();
+        let mm = if seed % 4 == 3 { &ptx } else { &vulkan };
+        cases.push((format!("seed {seed}:\n{text}"), test, mm.clone()));
+    }
+    let sso = Model::by_name("SSO").unwrap();
+    let summary = |ex: &Exploration| {
+        (
+            ex.outcomes.keys().cloned().collect::<Vec<_>>(),
+            ex.flags.keys().cloned().collect::<Vec<_>>(),
+            ex.ub.keys().copied().collect::<Vec<_>>(),
+            ex.cut.is_some(),
+        )
+    };
+    let (mut compared, mut states) = (0, [0usize; 2]);
+    for (name, test, mm) in &cases {
+        let prog = query::compile_for(test, &Options::default()).unwrap();
+        let run = |shortcuts| {
+            let eo = ExploreOptions {
+                max_states: 150_000,
+                memory: Some(mm.clone()),
+                shortcuts,
+                ..ExploreOptions::default()
+            };
+            explore(&prog, &sso, &eo).unwrap()
+        };
+        let (with, without) = (run(true), run(false));
+        if with.limit_hit || without.limit_hit {
+            continue;
+        }
+        assert_eq!(summary(&with), summary(&without), "{name}");
+        compared += 1;
+        states[0] += with.states;
+        states[1] += without.states;
+    }
+    eprintln!(
+        "{compared} of {} compared; states with and without: {states:?}",
+        cases.len()
+    );
+    assert!(
+        compared >= 60,
+        "only {compared} of {} compared",
+        cases.len()
+    );
+    assert!(states[0] < states[1], "{states:?}");
+}

@@ -45,6 +45,10 @@ pub struct ExploreOptions {
     /// Keep the whole state graph for the liveness question ([`Exploration::graph`]): every
     /// edge, which threads could move, and each state's place modulo loop iterations.
     pub liveness: bool,
+    /// Under a relaxed memory model: open reads and workgroups one at a time
+    /// (docs/memory-models.md), which change no answer; `false` explores every interleaving
+    /// with every guess (to check that they do not).
+    pub shortcuts: bool,
 }
 
 impl Default for ExploreOptions {
@@ -54,6 +58,7 @@ impl Default for ExploreOptions {
             budget: Budget::default(),
             memory: None,
             liveness: false,
+            shortcuts: true,
         }
     }
 }
@@ -109,10 +114,22 @@ pub struct Exploration {
     /// candidate its witness run was judged with.
     pub executions: BTreeMap<Vec<u32>, memory::Execution>,
     /// Relaxed memory: for each axiom that alone rules out a candidate reaching the
-    /// condition, such a candidate's execution (the reason a forbidden condition is).
-    pub forbidden_by: BTreeMap<String, memory::Execution>,
+    /// condition, such a candidate's execution (the reason a forbidden condition is), among
+    /// the runs without open reads ([`Exploration::forbidden_reasons`] adds the others).
+    forbidden_by: BTreeMap<String, memory::Execution>,
+    /// Relaxed memory: finished runs with open reads, whose near misses were not searched.
+    unexplained: Vec<StateRef>,
     /// Values written by any run (relaxed memory: the next round's guesses).
     written: BTreeSet<u32>,
+    /// Workgroups one at a time ([`Explorer::reduce`]): values of writes that read unsourced
+    /// values in the order explored, and what else made the order matter.
+    unsourced: BTreeSet<u32>,
+    order_doubt: Option<String>,
+    /// A run with open reads had too many candidates: guessing may do better.
+    open_too_many: bool,
+    /// Relaxed memory: the values the open reads of a witness's run returned in the
+    /// candidate it was judged with ([`Exploration::witness`]).
+    open: BTreeMap<Witness, Vec<u32>>,
     /// With [`ExploreOptions::liveness`]: the state graph.
     pub graph: Option<StateGraph>,
     /// Liveness under a memory model: the states where the run may stop for good (a thread
@@ -162,7 +179,89 @@ pub struct GraphEdge {
     pub steps: Vec<Step>,
 }
 
+/// Which witness of an [`Exploration`] a trace is asked for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Witness {
+    /// The run reaching this outcome ([`Exploration::outcomes`]).
+    Outcome(Vec<u32>),
+    /// The run raising this flag ([`Exploration::flags`]).
+    Flag(String),
+}
+
 impl Exploration {
+    /// The trace of a witness run: the steps to its final state, with each open read showing
+    /// the value it returned in the candidate the run was judged with.
+    pub fn witness(&self, w: &Witness) -> Option<Vec<Step>> {
+        let s = match w {
+            Witness::Outcome(values) => *self.outcomes.get(values)?,
+            Witness::Flag(name) => *self.flags.get(name)?,
+        };
+        let mut trace = self.trace_to(s);
+        let Some(open) = self.open.get(w) else {
+            return Some(trace);
+        };
+        let (state, _) = self.visited.get_index(s as usize)?;
+        // The open reads' values, thread by thread in program order, as the trace meets them.
+        let mut per_thread: Vec<std::collections::VecDeque<u32>> = Vec::new();
+        let mut values = open.iter().copied();
+        for t in &state.threads {
+            let n = (t.events.iter())
+                .filter(|e| matches!(e.what, What::Read { value: None, .. }))
+                .count();
+            per_thread.push(values.by_ref().take(n).collect());
+        }
+        for e in trace.iter_mut().flat_map(|st| st.effects.iter_mut()) {
+            if let Effect::Read {
+                thread,
+                value,
+                open: open @ true,
+                ..
+            } = e
+            {
+                if let Some(v) = per_thread[*thread as usize].pop_front() {
+                    *value = v;
+                    *open = false;
+                }
+            }
+        }
+        Some(trace)
+    }
+
+    /// Relaxed memory: each axiom that alone rules out a candidate reaching the condition,
+    /// with such a candidate's execution; the near misses of runs with open reads are
+    /// searched now. `true` with them when that search stopped somewhere (at its cap, or the
+    /// budget's end): the list may then lack an axiom.
+    pub fn forbidden_reasons(
+        &self,
+        prog: &Program,
+        budget: &Budget,
+    ) -> (BTreeMap<String, memory::Execution>, bool) {
+        let mut out = self.forbidden_by.clone();
+        let mut cut = false;
+        let Some(mm) = &self.memory else {
+            return (out, cut);
+        };
+        let init = prog.initial_memory();
+        for &s in &self.unexplained {
+            let (state, _) = self.visited.get_index(s as usize).expect("valid ref");
+            let values = |fin: &memory::Final| observed(prog, &finish(state, fin)).0;
+            let keep =
+                |fin: &memory::Final| prog.filter.is_none() || prog.passes_filter(&values(fin));
+            match memory::execution::near_misses(prog, mm, &state.runs(), &init, budget, &keep) {
+                Ok(j) => {
+                    cut |= j.near_misses_cut || j.exhausted.is_some();
+                    for ((fin, axiom), e) in j.near_misses {
+                        if prog.prop.eval(&values(&fin)) {
+                            out.entry(axiom).or_insert(e);
+                        }
+                    }
+                }
+                Err(_) => cut = true,
+            }
+        }
+        (out, cut)
+    }
+
     /// The steps from the initial state to `s`.
     pub fn trace_to(&self, s: StateRef) -> Vec<Step> {
         let mut chunks = Vec::new();
@@ -262,6 +361,9 @@ struct Thread {
     unspec: Vec<RegId>,
     /// Registers waiting for a lazy result: (register, lazy instance).
     pending: Vec<(RegId, LazyKey)>,
+    /// Under a relaxed memory model: registers holding an open read's value, which the
+    /// candidate execution gives (register, index of the read in `events`).
+    open: Vec<(RegId, u32)>,
     /// Under a relaxed memory model: the events this thread performed, in program order.
     events: Vec<Access>,
     /// Liveness only: the thread has taken a visible step (progress models that guarantee
@@ -385,6 +487,24 @@ struct Explorer<'p> {
     written: std::cell::RefCell<BTreeSet<u32>>,
     /// Liveness: loop edges are visible steps and threads record that they started.
     liveness: bool,
+    /// Under a relaxed memory model that does not read the schedule, outside liveness: only
+    /// one workgroup's steps are taken from each state (docs/memory-models.md, "Workgroups
+    /// one at a time"). Threads of different workgroups then share nothing: memory holds no
+    /// state (reads guess), and collective steps and barriers stay inside a workgroup. So
+    /// their steps commute and neither enables nor disables the other's, and the steps of
+    /// one workgroup form a persistent set: every finished run (and every run stuck for
+    /// good) is reached, in the order "lowest workgroup first".
+    reduce: bool,
+    /// Under [`Explorer::reduce`], something the order of workgroups could change was met
+    /// (a dead end the memory model ruled out in this order, or a write whose value this
+    /// order left unsourced): the round is redone with every interleaving.
+    doubt: std::cell::RefCell<Option<String>>,
+    /// Under [`Explorer::reduce`]: values of writes not added to `written` because some read
+    /// before them had no source yet in the order explored.
+    unsourced: std::cell::RefCell<BTreeSet<u32>>,
+    /// Under a relaxed memory model, outside liveness: open reads
+    /// ([`crate::ir::Deps::read_open`]) guess nothing; each candidate gives their values.
+    open_reads: bool,
     /// Liveness under a memory model: a thread that comes back to a loop header as it was,
     /// having written nothing, spins there and stops ([`Thread::spin_from`]).
     spin_reduction: bool,
@@ -449,11 +569,26 @@ pub fn explore(
         r.memory = Some(mm.clone());
         return Ok(r);
     }
-    let (marked, mattered) = explore_with(prog, model, opts, Unspecified::Mark, None);
+    let (marked, mattered) = explore_with(
+        prog,
+        model,
+        opts,
+        Unspecified::Mark,
+        None,
+        Shortcuts::default(),
+    );
     if !mattered {
         return Ok(marked);
     }
-    Ok(explore_with(prog, model, opts, Unspecified::Sample, None).0)
+    Ok(explore_with(
+        prog,
+        model,
+        opts,
+        Unspecified::Sample,
+        None,
+        Shortcuts::default(),
+    )
+    .0)
 }
 
 /// Under a relaxed memory model reads return guessed values: first the initial values and 0,
@@ -468,18 +603,50 @@ fn explore_relaxed(
 ) -> Exploration {
     let mut values: BTreeSet<u32> = prog.initial_memory().into_iter().collect();
     values.insert(0);
+    // Not for a hang (a lasso needs every interleaving, and its witness every read's value);
+    // workgroups one at a time only when the model does not read the schedule. Each is given
+    // up for good once it may cost an answer, and the round explored again.
+    let mut short = Shortcuts {
+        workgroups: opts.shortcuts
+            && !opts.liveness
+            && !mm.uses_sched
+            && prog.layout.threads > prog.layout.workgroup,
+        open_reads: opts.shortcuts && !opts.liveness,
+    };
     for round in 0.. {
-        let (mut r, written) = {
-            let (r, _) = explore_with(
+        let explore = |short| {
+            let guesses = values.iter().copied().collect();
+            explore_with(
                 prog,
                 model,
                 opts,
                 Unspecified::Sample,
-                Some((mm, values.iter().copied().collect())),
-            );
-            let w = r.written.clone();
-            (r, w)
+                Some((mm, guesses)),
+                short,
+            )
+            .0
         };
+        let mut r = explore(short);
+        loop {
+            if short.open_reads && r.open_too_many {
+                tracing::debug!(round, "open reads: too many candidates; guessing");
+                short.open_reads = false;
+            } else if short.workgroups && !r.limit_hit {
+                // A write left unsourced in this order may be sourced in another: its value
+                // must be guessed anyway, or come from elsewhere.
+                let missed =
+                    (r.unsourced.iter()).any(|v| !values.contains(v) && !r.written.contains(v));
+                if !missed && r.order_doubt.is_none() {
+                    break;
+                }
+                tracing::debug!(round, doubt = ?r.order_doubt, missed, "every interleaving");
+                short.workgroups = false;
+            } else {
+                break;
+            }
+            r = explore(short);
+        }
+        let written = r.written.clone();
         let before = values.len();
         values.extend(written);
         if values.len() == before || r.limit_hit {
@@ -494,12 +661,24 @@ fn explore_relaxed(
     unreachable!("the loop returns")
 }
 
+/// Under a relaxed memory model, the two ways the explorer avoids runs that differ in nothing
+/// the model or the question sees; each is given up when it may cost an answer.
+#[derive(Clone, Copy, Default)]
+struct Shortcuts {
+    /// One workgroup's steps at a time ([`Explorer::reduce`]).
+    workgroups: bool,
+    /// Open reads guess nothing ([`Explorer::open_reads`]).
+    open_reads: bool,
+}
+
+/// One exploration, with the `shortcuts` given (under SC: none).
 fn explore_with<'p>(
     prog: &'p Program,
     model: &'p Model,
     opts: &ExploreOptions,
     mode: Unspecified,
     relaxed: Option<(&'p MemoryModel, Vec<u32>)>,
+    shortcuts: Shortcuts,
 ) -> (Exploration, bool) {
     let flag_rounds = relaxed.as_ref().is_some_and(|(m, _)| m.cat.has_flags()) as u32;
     let spin_reduction = opts.liveness && relaxed.is_some();
@@ -514,7 +693,11 @@ fn explore_with<'p>(
         mode,
         mattered: Cell::new(false),
         written: Default::default(),
+        reduce: shortcuts.workgroups,
+        doubt: Default::default(),
+        unsourced: Default::default(),
         liveness: opts.liveness,
+        open_reads: shortcuts.open_reads,
         spin_reduction,
         budget: opts.budget.clone(),
         loose: loose_loops(prog, model),
@@ -529,6 +712,7 @@ fn explore_with<'p>(
                 regs: vec![0; prog.regs.len()],
                 unspec: Vec::new(),
                 pending: Vec::new(),
+                open: Vec::new(),
                 events: Vec::new(),
                 started: false,
                 entries: Vec::new(),
@@ -557,7 +741,12 @@ fn explore_with<'p>(
         visited: IndexMap::new(),
         flags: BTreeMap::new(),
         written: BTreeSet::new(),
+        unsourced: BTreeSet::new(),
+        order_doubt: None,
+        open_too_many: false,
+        open: BTreeMap::new(),
         forbidden_by: BTreeMap::new(),
+        unexplained: Vec::new(),
         executions: BTreeMap::new(),
         graph: None,
         stops: Vec::new(),
@@ -669,13 +858,9 @@ fn explore_with<'p>(
             }
             if let Some((mm, _)) = &ex.relaxed {
                 let runs = state.runs();
-                let keep = |fin: &[u32]| {
-                    if prog.filter.is_none() {
-                        return true;
-                    }
-                    let mut st = state.clone();
-                    st.mem = fin.to_vec();
-                    prog.passes_filter(&ex.observe(&st))
+                let keep = |fin: &memory::Final| {
+                    prog.filter.is_none()
+                        || prog.passes_filter(&ex.observe(&ex.finish(&state, fin)))
                 };
                 let init = prog.initial_memory();
                 match memory::judge(prog, mm, &runs, &init, &opts.budget, &keep) {
@@ -687,6 +872,7 @@ fn explore_with<'p>(
                         break;
                     }
                     Ok(j) if j.too_many => {
+                        result.open_too_many = j.open_reads;
                         result.limit_hit = true;
                         result.stopped = Some(format!(
                             "a run has more than {} candidate executions (reads-from and coherence choices)",
@@ -695,20 +881,27 @@ fn explore_with<'p>(
                         break;
                     }
                     Ok(j) => {
-                        for f in j.flags {
-                            result.flags.entry(f).or_insert(here);
+                        if j.near_misses_skipped {
+                            result.unexplained.push(here);
+                        }
+                        for (f, fin) in j.flags {
+                            if !result.flags.contains_key(&f) {
+                                result.open.insert(Witness::Flag(f.clone()), fin.open);
+                                result.flags.insert(f, here);
+                            }
                         }
                         for (fin, e) in j.finals {
-                            let mut st = state.clone();
-                            st.mem = fin;
-                            let values = ex.observe(&st);
-                            result.executions.entry(values.clone()).or_insert(e);
-                            result.outcomes.entry(values).or_insert(here);
+                            let values = ex.observe(&ex.finish(&state, &fin));
+                            if !result.outcomes.contains_key(&values) {
+                                result
+                                    .open
+                                    .insert(Witness::Outcome(values.clone()), fin.open);
+                                result.outcomes.insert(values.clone(), here);
+                            }
+                            result.executions.entry(values).or_insert(e);
                         }
                         for ((fin, axiom), e) in j.near_misses {
-                            let mut st = state.clone();
-                            st.mem = fin;
-                            if prog.prop.eval(&ex.observe(&st)) {
+                            if prog.prop.eval(&ex.observe(&ex.finish(&state, &fin))) {
                                 result.forbidden_by.entry(axiom).or_insert(e);
                             }
                         }
@@ -738,10 +931,12 @@ fn explore_with<'p>(
                 result.stops.push((here, ex.statuses(&state, &[])));
             }
             let kind = DeadKind::Ub(UbKind::BarrierDivergence);
-            if ex.speculation_confirmed(&state)
-                && ex.may_begin_execution(&state, None, &kind, &result, &opts.budget)
-            {
-                record_dead(&mut result, kind, DeadEnd { state: here, step });
+            if ex.speculation_confirmed(&state) {
+                if ex.may_begin_execution(&state, None, &kind, &result, &opts.budget) {
+                    record_dead(&mut result, kind, DeadEnd { state: here, step });
+                } else {
+                    ex.doubt_order("a barrier divergence the memory model ruled out");
+                }
             }
             i += 1;
             continue;
@@ -790,6 +985,8 @@ fn explore_with<'p>(
     result.states = result.visited.len();
     result.unspecified_read = ex.unspecified_read;
     result.written = ex.written.take();
+    result.unsourced = ex.unsourced.take();
+    result.order_doubt = ex.doubt.take();
     let mattered = ex.mattered.get();
     (result, mattered)
 }
@@ -860,10 +1057,12 @@ fn absorb(
             // Undefined behaviour or a cut under a speculation that may still fail is not
             // reported: failed speculation is invisible (docs/semantics.md §3).
             Outcome::Dead(kind, step, events) => {
-                if ex.speculation_confirmed(state)
-                    && ex.may_begin_execution(state, events.as_deref(), &kind, r, budget)
-                {
-                    record_dead(r, kind, DeadEnd { state: here, step });
+                if ex.speculation_confirmed(state) {
+                    if ex.may_begin_execution(state, events.as_deref(), &kind, r, budget) {
+                        record_dead(r, kind, DeadEnd { state: here, step });
+                    } else {
+                        ex.doubt_order("a dead end the memory model ruled out");
+                    }
                 }
             }
             Outcome::Pruned => {}
@@ -996,28 +1195,17 @@ impl<'p> Explorer<'p> {
                 .any(|r| t.pending.iter().any(|p| p.0 == *r))
     }
 
+    fn finish(&self, s: &State, fin: &memory::Final) -> State {
+        finish(s, fin)
+    }
+
     fn observe(&self, s: &State) -> Vec<u32> {
-        self.prog
-            .observables
-            .iter()
-            .map(|o| {
-                let (v, unspec) = match o {
-                    crate::ir::Observable::Reg { thread, reg } => {
-                        let t = &s.threads[*thread as usize];
-                        (t.regs[*reg as usize], t.unspec.binary_search(reg).is_ok())
-                    }
-                    crate::ir::Observable::Mem { cell } => (
-                        s.mem[*cell as usize],
-                        s.mem_unspec.binary_search(cell).is_ok(),
-                    ),
-                };
-                if unspec {
-                    // The outcome is any value: marking cannot list it.
-                    self.mattered.set(true);
-                }
-                v
-            })
-            .collect()
+        let (values, unspec) = observed(self.prog, s);
+        if unspec {
+            // The outcome is any value: marking cannot list it.
+            self.mattered.set(true);
+        }
+        values
     }
 
     /// Under a relaxed memory model, may a run that dies (cut by the loop bound, or meeting
@@ -1054,6 +1242,15 @@ impl<'p> Explorer<'p> {
             memory::prefix_consistent(self.prog, mm, &runs, &init, budget),
             Ok(Some(false))
         )
+    }
+
+    /// Under [`Explorer::reduce`]: what was judged may depend on the order of workgroups.
+    fn doubt_order(&self, why: &str) {
+        if self.reduce {
+            self.doubt
+                .borrow_mut()
+                .get_or_insert_with(|| why.to_string());
+        }
     }
 
     /// Every speculation that fired is confirmed: nobody is still undecided for a sealed block.
@@ -1199,9 +1396,65 @@ impl<'p> Explorer<'p> {
 
     /// Every successor of a normalised state.
     fn successors(&mut self, s: &State) -> Vec<Outcome> {
+        let raw = match self.reduce {
+            true => self.reduced_steps(s),
+            false => self.steps_of(s, 0..s.threads.len()),
+        };
+        let mut out = Vec::new();
+        for o in raw {
+            match o {
+                Outcome::Next(mut ns, steps) => {
+                    if self.liveness {
+                        for st in &steps {
+                            for &m in &st.threads {
+                                ns.threads[m as usize].started = true;
+                            }
+                        }
+                    }
+                    self.normalize(ns, steps, &mut out)
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    /// The steps of one workgroup ([`Explorer::reduce`]): the first that has a step
+    /// recording something (a step on, or a dead end reported). Steps that record nothing (a
+    /// failed speculation, an idle loop's cut) end no one else's run and are left out. A
+    /// reported dead end ends every thread's run, so where the chosen workgroup has one every
+    /// workgroup's steps are taken.
+    fn reduced_steps(&mut self, s: &State) -> Vec<Outcome> {
+        let lay = self.prog.layout;
+        let void = |o: &Outcome| {
+            matches!(
+                o,
+                Outcome::Pruned | Outcome::Dead(DeadKind::Cut { idle: true }, ..)
+            )
+        };
+        let mut voids = Vec::new();
+        for wg in 0..lay.threads / lay.workgroup {
+            let r = lay.workgroup_threads(wg);
+            let raw = self.steps_of(s, r.start as usize..r.end as usize);
+            if raw
+                .iter()
+                .any(|o| matches!(o, Outcome::Dead(..)) && !void(o))
+            {
+                return self.steps_of(s, 0..s.threads.len());
+            }
+            if raw.iter().any(|o| !void(o)) {
+                return raw;
+            }
+            voids.extend(raw);
+        }
+        voids
+    }
+
+    /// Every step the threads `us` can take from `s` (alone, or in a group they lead).
+    fn steps_of(&mut self, s: &State, us: std::ops::Range<usize>) -> Vec<Outcome> {
         let mut raw = Vec::new();
         let mut groups_done: Vec<(u32, BlockId, u32)> = Vec::new();
-        for u in 0..s.threads.len() {
+        for u in us {
             let t = &s.threads[u];
             if t.done || t.spin_from.is_some() || self.blocked(t) {
                 continue;
@@ -1255,23 +1508,7 @@ impl<'p> Explorer<'p> {
                 }
             }
         }
-        let mut out = Vec::new();
-        for o in raw {
-            match o {
-                Outcome::Next(mut ns, steps) => {
-                    if self.liveness {
-                        for st in &steps {
-                            for &m in &st.threads {
-                                ns.threads[m as usize].started = true;
-                            }
-                        }
-                    }
-                    self.normalize(ns, steps, &mut out)
-                }
-                other => out.push(other),
-            }
-        }
-        out
+        raw
     }
 
     fn builtins(&self, tid: usize) -> impl Fn(crate::vocab::Builtin) -> u32 + '_ {
@@ -1322,6 +1559,7 @@ impl<'p> Explorer<'p> {
         t.regs[r as usize] = v.v;
         set_mark(&mut t.unspec, r, v.unspec);
         t.pending.retain(|p| p.0 != r);
+        t.open.retain(|p| p.0 != r);
     }
 
     /// A non-eager step of thread `u` alone: under a relaxed memory model a read forks on
@@ -1455,6 +1693,7 @@ impl<'p> Explorer<'p> {
             };
             crate::ir::live::forget(keep, &mut t.regs);
             t.unspec.retain(|&r| keep[r as usize]);
+            t.open.retain(|&(r, _)| keep[r as usize]);
         }
     }
 
@@ -1863,6 +2102,7 @@ impl<'p> Explorer<'p> {
         at: (BlockId, u32, bool),
     ) {
         let cell = a.cell as usize;
+        let at_pos = (at.0, at.1);
         // Under a relaxed model memory holds no state (reads guess): restore the cell after.
         let kept = s.mem[cell];
         if let Some((_, values)) = &self.relaxed {
@@ -1870,6 +2110,30 @@ impl<'p> Explorer<'p> {
             let guess = |ch: &mut Choices| values[ch.pick(values.len())];
             s.mem_unspec.retain(|&c| c != a.cell);
             match op {
+                Op::Load { dst, .. } if self.open_reads && self.prog.deps().read_open(at_pos) => {
+                    // Nothing in the run depends on the value: the candidate gives it.
+                    self.record(
+                        s,
+                        u,
+                        at,
+                        What::Read {
+                            cell: a.cell,
+                            value: None,
+                        },
+                    );
+                    let t = &mut s.threads[u];
+                    Self::write_reg(t, *dst, Mv::known(0));
+                    t.open.push((*dst, t.events.len() as u32 - 1));
+                    step.effects.push(Effect::Read {
+                        thread: u as u32,
+                        reg: *dst,
+                        cell: a.cell,
+                        value: 0,
+                        open: true,
+                    });
+                    s.mem[cell] = kept;
+                    return;
+                }
                 Op::Load { .. } => {
                     s.mem[cell] = guess(ch);
                     let value = s.mem[cell];
@@ -1879,7 +2143,7 @@ impl<'p> Explorer<'p> {
                         at,
                         What::Read {
                             cell: a.cell,
-                            value,
+                            value: Some(value),
                         },
                     );
                 }
@@ -1909,6 +2173,7 @@ impl<'p> Explorer<'p> {
                     reg: *dst,
                     cell: a.cell,
                     value: v.v,
+                    open: false,
                 });
             }
             Op::Store { .. } => {
@@ -1970,6 +2235,8 @@ impl<'p> Explorer<'p> {
         if self.relaxed.is_some() {
             if sourced {
                 self.written.borrow_mut().insert(s.mem[cell]);
+            } else if self.reduce && !matches!(op, Op::Load { .. }) {
+                self.unsourced.borrow_mut().insert(s.mem[cell]);
             }
             s.mem[cell] = kept;
         }
@@ -1985,7 +2252,7 @@ impl<'p> Explorer<'p> {
         for t in &s.threads {
             for e in &t.events {
                 match e.what {
-                    What::Read { cell, value } => reads.push((cell, value)),
+                    What::Read { cell, value } => reads.extend(value.map(|v| (cell, v))),
                     What::Write { cell, value } => written.push((cell, value)),
                     What::Rmw { cell, old, new } => {
                         reads.push((cell, old));
@@ -2253,6 +2520,48 @@ fn in_fence_schedule(what: &What) -> bool {
         what,
         What::Fence { .. } | What::Barrier | What::QuorumBarrier { .. }
     )
+}
+
+/// Under a relaxed memory model: the finished state `s` as a candidate leaves it (its final
+/// memory, and each open read's register holding what the read returned).
+fn finish(s: &State, fin: &memory::Final) -> State {
+    let mut st = s.clone();
+    st.mem = fin.memory.clone();
+    let mut values = fin.open.iter();
+    for t in &mut st.threads {
+        let mut got = BTreeMap::new();
+        for (k, e) in t.events.iter().enumerate() {
+            if let What::Read { value: None, .. } = e.what {
+                got.insert(k as u32, *values.next().expect("a value per open read"));
+            }
+        }
+        for &(r, k) in &t.open {
+            t.regs[r as usize] = got[&k];
+        }
+    }
+    st
+}
+
+/// The values of the condition's observables in `s`, and whether one is unspecified.
+fn observed(prog: &Program, s: &State) -> (Vec<u32>, bool) {
+    let mut unspecified = false;
+    let values = (prog.observables.iter())
+        .map(|o| {
+            let (v, unspec) = match o {
+                crate::ir::Observable::Reg { thread, reg } => {
+                    let t = &s.threads[*thread as usize];
+                    (t.regs[*reg as usize], t.unspec.binary_search(reg).is_ok())
+                }
+                crate::ir::Observable::Mem { cell } => (
+                    s.mem[*cell as usize],
+                    s.mem_unspec.binary_search(cell).is_ok(),
+                ),
+            };
+            unspecified |= unspec;
+            v
+        })
+        .collect();
+    (values, unspecified)
 }
 
 fn ub(mut step: Step, k: UbKind) -> Outcome {

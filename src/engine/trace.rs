@@ -27,11 +27,15 @@ pub enum Effect {
         reg: RegId,
         value: u32,
     },
+    /// `open`: an open read (docs/memory-models.md, "Open reads") whose value the trace does
+    /// not know yet; `value` means nothing then.
     Read {
         thread: u32,
         reg: RegId,
         cell: u32,
         value: u32,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        open: bool,
     },
     Write {
         thread: u32,

@@ -75,6 +75,8 @@ pub fn analyse(prog: &Program) -> Deps {
             };
             if sink {
                 deps.used.extend(flow(&o, &ins.op.reads()));
+            } else {
+                deps.copied.extend(flow(&o, &ins.op.reads()));
             }
             match &ins.op {
                 Op::Load { dst, loc } => {
@@ -205,5 +207,34 @@ mod tests {
         // Overwritten before anything reads it, or divided by a literal: nothing sees it.
         let p = program("a = x; b = a / 2; a = 3;", "0:a == 3");
         assert_eq!(loads_matter(&p, 0), [false]);
+    }
+
+    /// Whether each load of the program is open, in program order.
+    fn loads_open(p: &Program) -> Vec<bool> {
+        let mut out = Vec::new();
+        for (b, blk) in p.blocks.iter().enumerate() {
+            for (i, ins) in blk.instrs.iter().enumerate() {
+                if matches!(ins.op, Op::Load { .. }) {
+                    out.push(p.deps().read_open((b as u32, i as u32)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_read_is_open_when_its_register_only_reaches_the_end() {
+        // Observed as loaded, or never read: open. Copied, or used: not.
+        let p = program("a = x; b = y[1]; c = b + 1; d = x;", "0:a == 1 && 1:c == 2");
+        assert_eq!(loads_open(&p), [true, false, true]);
+        for kernel in [
+            "a = x; y[0] = a;",
+            "a = x; if (a == 1) { y[0] = 1; }",
+            "a = x; b = subgroupAdd(a);",
+            "a = x; b = a;",
+        ] {
+            let p = program(kernel, "x == 0");
+            assert_eq!(loads_open(&p), [false], "{kernel}");
+        }
     }
 }

@@ -114,9 +114,19 @@ pub struct Deps {
     /// Per register, the reads whose value it may hold when a run ends (returns, or is cut
     /// by the loop bound): observing the register at the end depends on at most these.
     pub held: std::collections::BTreeMap<crate::vocab::RegId, std::collections::BTreeSet<Pos>>,
+    /// Reads whose value can reach a local assignment (a copy, or arithmetic).
+    pub copied: std::collections::BTreeSet<Pos>,
 }
 
 impl Deps {
+    /// Is the read at `at` *open*: does its value reach nothing but its own register, as the
+    /// run ends (no use, no copy)? Nothing in a run then depends on the value, so the
+    /// explorer leaves it to the candidate execution: the value of whatever write the read
+    /// reads from (docs/memory-models.md, "Open reads").
+    pub fn read_open(&self, at: Pos) -> bool {
+        !self.used.contains(&at) && !self.copied.contains(&at)
+    }
+
     /// Can the value of the read at `at` matter, in a thread whose final registers `observed`
     /// are looked at? A read that cannot is a *dead read*: the value it returns changes
     /// nothing the question sees (the SMT encoder leaves its reads-from open).

@@ -28,9 +28,11 @@ pub struct Access {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum What {
+    /// `value` is `None` for an *open* read ([`crate::ir::Deps::read_open`]): the run does
+    /// not depend on it, and each candidate gives it the value of the write it reads from.
     Read {
         cell: u32,
-        value: u32,
+        value: Option<u32>,
     },
     Write {
         cell: u32,
@@ -55,19 +57,35 @@ pub enum What {
     SgOp,
 }
 
+/// What a candidate leaves for the question to observe: the final memory (whole memory,
+/// initial values where nothing was written) and the value each open read returned, in the
+/// order of the run's open reads (thread by thread, in program order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Final {
+    pub memory: Vec<u32>,
+    pub open: Vec<u32>,
+}
+
 /// What the model says about one run.
 #[derive(Clone, Debug, Default)]
 pub struct Judgement {
-    /// The final memory of each consistent candidate (whole memory, initial values where
-    /// nothing was written), with the first such candidate's execution (for witnesses).
-    pub finals: BTreeMap<Vec<u32>, super::Execution>,
-    /// Candidates that fail exactly one axiom, by final memory and that axiom's name: the
+    /// What each consistent candidate leaves, with the first such candidate's execution (for
+    /// witnesses).
+    pub finals: BTreeMap<Final, super::Execution>,
+    /// Candidates that fail exactly one axiom, by what they leave and that axiom's name: the
     /// first such candidate's execution (what makes an outcome forbidden, when it is).
-    pub near_misses: BTreeMap<(Vec<u32>, String), super::Execution>,
-    /// Flags (`flag ~empty race as data-race`) raised by some consistent candidate.
-    pub flags: BTreeSet<String>,
+    pub near_misses: BTreeMap<(Final, String), super::Execution>,
+    /// Flags (`flag ~empty race as data-race`) raised by some consistent candidate, with
+    /// what the first such candidate leaves.
+    pub flags: BTreeMap<String, Final>,
     /// Candidates were too many to try: the run's verdict is unknown.
     pub too_many: bool,
+    /// The search for near misses stopped at its cap: `near_misses` may lack some.
+    pub near_misses_cut: bool,
+    /// The run has open reads, and its near misses were left for [`near_misses`].
+    pub near_misses_skipped: bool,
+    /// The run has open reads (when `too_many`, the engine may guess their values instead).
+    pub open_reads: bool,
     /// The budget ran out while trying the candidates: the run's verdict is unknown.
     pub exhausted: Option<crate::budget::Exhausted>,
 }
@@ -85,8 +103,10 @@ pub const MAX_PREFIX_CANDIDATES: u64 = 1 << 12;
 struct Event {
     thread: Option<u32>,
     cell: Option<u32>,
+    /// (An open read's is its source's, [`What::Read`].)
     value: u32,
     read: bool,
+    open: bool,
     write: bool,
     /// Index in the thread's access list (RMW halves share it).
     access: usize,
@@ -118,17 +138,30 @@ impl Event {
 }
 
 /// Judges one finished run: `runs[t]` are thread t's accesses in program order. `keep`: does
-/// a final memory pass the test's filter? A candidate counts (its finals, its flags) only
-/// through the finals that do.
+/// what a candidate leaves pass the test's filter? A candidate counts (its finals, its flags)
+/// only through the finals that do.
 pub fn judge(
     prog: &Program,
     model: &MemoryModel,
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
-    keep: &dyn Fn(&[u32]) -> bool,
+    keep: &dyn Fn(&Final) -> bool,
 ) -> Result<Judgement, EvalError> {
     judge_by(prog, model, runs, init, budget, Goal::All, keep)
+}
+
+/// The near misses of a finished run whose [`judge`] skipped them (a run with open reads),
+/// searched within a cap of their own ([`Judgement::near_misses_cut`] says when it stopped).
+pub fn near_misses(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    keep: &dyn Fn(&Final) -> bool,
+) -> Result<Judgement, EvalError> {
+    judge_by(prog, model, runs, init, budget, Goal::NearMisses, keep)
 }
 
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
@@ -208,8 +241,11 @@ pub fn hang_consistent(
 /// What a judgement looks for.
 #[derive(Clone, Copy)]
 enum Goal<'a> {
-    /// Every consistent candidate, its finals, flags and near misses.
+    /// Every consistent candidate, its finals, flags and near misses (for a run with open
+    /// reads, near misses are left for `NearMisses`).
     All,
+    /// The near misses of a run with open reads.
+    NearMisses,
     /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), when the
     /// run has at most this many candidates, searching at most this many choices. (A prefix
     /// is asked at every step of a loop: searching many candidates there cost more than the
@@ -227,10 +263,10 @@ fn judge_by(
     init: &[u32],
     budget: &crate::budget::Budget,
     goal: Goal,
-    keep: &dyn Fn(&[u32]) -> bool,
+    keep: &dyn Fn(&Final) -> bool,
 ) -> Result<Judgement, EvalError> {
     let (cat, first) = match goal {
-        Goal::All => (&model.cat, false),
+        Goal::All | Goal::NearMisses => (&model.cat, false),
         Goal::Prefix(_) => (&model.prefix, true),
         Goal::Hang(_) => (&model.cat, true),
     };
@@ -253,6 +289,7 @@ fn judge_by(
             cell: Some(c),
             value: init[c as usize],
             read: false,
+            open: false,
             write: true,
             access: 0,
             acc: None,
@@ -261,12 +298,13 @@ fn judge_by(
     let mut rmw = Vec::new();
     for (t, r) in runs.iter().enumerate() {
         for (k, a) in r.iter().enumerate() {
-            let mut push = |cell, value, read, write| {
+            let mut push = |cell, value: Option<u32>, read, write| {
                 ev.push(Event {
                     thread: Some(t as u32),
                     cell,
-                    value,
+                    value: value.unwrap_or(0),
                     read,
+                    open: value.is_none(),
                     write,
                     access: k,
                     acc: Some(a.clone()),
@@ -278,17 +316,17 @@ fn judge_by(
                     push(Some(cell), value, true, false);
                 }
                 What::Write { cell, value } => {
-                    push(Some(cell), value, false, true);
+                    push(Some(cell), Some(value), false, true);
                 }
                 What::Rmw { cell, old, new } => {
-                    let r = push(Some(cell), old, true, false);
+                    let r = push(Some(cell), Some(old), true, false);
                     if let Some(new) = new {
-                        let w = push(Some(cell), new, false, true);
+                        let w = push(Some(cell), Some(new), false, true);
                         rmw.push((r, w));
                     }
                 }
                 What::Fence { .. } | What::Barrier | What::QuorumBarrier { .. } | What::SgOp => {
-                    push(None, 0, false, false);
+                    push(None, Some(0), false, false);
                 }
             }
         }
@@ -386,7 +424,8 @@ fn judge_by(
         // A read-modify-write is one indivisible step: its read never reads its own write
         // (as in the Z3 encoding; docs/memory-models.md).
         let s: Vec<usize> = (0..n)
-            .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell && ev[w].value == ev[r].value)
+            .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell)
+            .filter(|&w| ev[r].open || ev[w].value == ev[r].value)
             .filter(|&w| !rmw.contains(&(r, w)))
             .collect();
         if s.is_empty() {
@@ -430,15 +469,22 @@ fn judge_by(
     // hang is asked about: there the pruning (atomicity, coherence) is what decides exchange
     // loops, whose candidates are many. Under `Goal::All` near misses keep most branches open,
     // and searching a million of them ran a test's whole budget for the same `unknown`.
+    let open_reads = reads.iter().any(|&r| ev[r].open);
+    out.open_reads = open_reads;
     let (cap, listed) = match goal {
         Goal::Prefix(cap) => (cap, cap),
-        Goal::All => (MAX_CANDIDATES, MAX_CANDIDATES),
+        Goal::All if open_reads => (OPEN_CAP, MAX_CANDIDATES),
+        Goal::All | Goal::NearMisses => (MAX_CANDIDATES, MAX_CANDIDATES),
         Goal::Hang(_) => (MAX_CANDIDATES, u64::MAX),
     };
     // Partial orders are listed whole, per cell (total ones are built write by write).
+    // (Open reads are left out: their sources are many, but the model rules most out at
+    // once, and the search's own cap still holds.)
     let mut count: u64 = 1;
-    for s in &sources {
-        count = count.saturating_mul(s.len() as u64);
+    for (s, &r) in sources.iter().zip(&reads) {
+        if !ev[r].open {
+            count = count.saturating_mul(s.len() as u64);
+        }
     }
     for (_, ws) in writes.values() {
         count = count.saturating_mul(orders_count(ws.len(), partial));
@@ -486,10 +532,20 @@ fn judge_by(
         Goal::Prefix(_) => &model.prefix_growing,
         _ => &model.growing,
     };
-    let mut search = Search::new(alg, pruning, partial, &writes, orders, &reads, &sources);
-    // Under `Goal::All` a candidate that fails one axiom is still a near miss.
-    search.prune_at = if first { 1 } else { 2 };
-    search.must_be_last = &must_be_last;
+    // Under `Goal::All` a candidate that fails one axiom is still a near miss, so branches
+    // failing one weakened axiom are searched on. With open reads that multiplies: every wrong
+    // source of one fails the same axiom. Only the consistent candidates of such a run are
+    // searched (prune at one failed axiom); its near misses are searched when a forbidden
+    // verdict needs them (`Goal::NearMisses`), within a cap of their own.
+    let (prune_at, near_misses_only) = match goal {
+        Goal::All if open_reads => {
+            out.near_misses_skipped = true;
+            (1, false)
+        }
+        Goal::All => (2, false),
+        Goal::NearMisses => (2, true),
+        _ => (1, false),
+    };
     let mut leaf = |a: &mut Concrete, rf_pick: &[usize], chosen: &[CoOrder]| {
         let chosen: Vec<&CoOrder> = chosen.iter().collect();
         let rf = Matrix::from_pairs(
@@ -531,6 +587,10 @@ fn judge_by(
         // Each choice of a coherence-maximal write per cell is a final memory (one choice
         // under a total order).
         let ev = &ev;
+        let open: Vec<u32> = (reads.iter().zip(rf_pick).enumerate())
+            .filter(|(_, (&r, _))| ev[r].open)
+            .map(|(k, (_, &p))| ev[sources[k][p]].value)
+            .collect();
         let finals_of = || {
             let mut all = vec![init.to_vec()];
             for o in &chosen {
@@ -546,14 +606,20 @@ fn judge_by(
                     })
                     .collect();
             }
+            let mut all: Vec<Final> = (all.into_iter())
+                .map(|memory| Final {
+                    memory,
+                    open: open.clone(),
+                })
+                .collect();
             all.retain(|f| keep(f));
             all
         };
         if failed.is_empty() {
             let finals = finals_of();
-            if !finals.is_empty() {
+            if let Some(f) = finals.first() {
                 for c in results.iter().filter(|c| c.flag && c.holds) {
-                    out.flags.insert(c.name.clone());
+                    out.flags.entry(c.name.clone()).or_insert_with(|| f.clone());
                 }
             }
             for finals in finals {
@@ -573,10 +639,15 @@ fn judge_by(
         }
         Ok(false)
     };
+    let mut search = Search::new(alg, pruning, partial, &writes, orders, &reads, &sources);
+    search.prune_at = prune_at;
+    search.must_be_last = &must_be_last;
+    let cap = if near_misses_only { NEAR_MISS_CAP } else { cap };
     let end = search.run(cap, budget, &mut leaf)?;
     tracing::debug!(
         events = n,
         nodes = search.nodes,
+        prune_at,
         stop = ?end.as_ref().map(|e| match e {
             Stop::TooMany => "too many",
             Stop::Exhausted(_) => "budget",
@@ -585,12 +656,22 @@ fn judge_by(
         "searched candidates"
     );
     match end {
+        Some(Stop::TooMany) if near_misses_only => out.near_misses_cut = true,
         Some(Stop::TooMany) => out.too_many = true,
         Some(Stop::Exhausted(e)) => out.exhausted = Some(e),
         Some(Stop::Found) | None => {}
     }
     Ok(out)
 }
+
+/// Choices the search of a run with open reads makes before it gives up (`too_many`): its
+/// open reads leave the model free to choose among many sources, and guessing their values
+/// (one run per guess) is then the cheaper way ([`crate::engine::explore`] explores again so).
+const OPEN_CAP: u64 = 1 << 13;
+
+/// Choices the search for the near misses of a run with open reads makes before it stops
+/// (the near misses found so far are then reported as some, not all).
+const NEAR_MISS_CAP: u64 = 1 << 14;
 
 /// What a search does with a whole candidate (the algebra with its base names, the index of
 /// each read's source, each cell's order): true when the goal is met.
@@ -960,7 +1041,13 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
         let e = &ev[i];
         let at = e.acc.as_ref().map(|a| (a.block, a.instr));
         let cell = e.cell.expect("an access has a cell");
-        super::describe_event(prog, e.thread, at, e.read, cell, e.value)
+        // An open read shows the value of the write it reads from.
+        let source = || (0..ev.len()).find(|&w| rf.contains(w, i));
+        let value = match e.open {
+            true => source().map_or(e.value, |w| ev[w].value),
+            false => e.value,
+        };
+        super::describe_event(prog, e.thread, at, e.read, cell, value)
     };
     let mut out = super::Execution::default();
     for r in (0..ev.len()).filter(|&r| ev[r].read) {

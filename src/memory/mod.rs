@@ -12,8 +12,8 @@ pub mod base;
 pub mod execution;
 
 pub use execution::{
-    hang_consistent, judge, prefix_consistent, prefix_consistent_within, Access, Judgement, What,
-    Window,
+    hang_consistent, judge, prefix_consistent, prefix_consistent_within, Access, Final, Judgement,
+    What, Window,
 };
 
 use crate::cat;
@@ -67,6 +67,10 @@ pub struct MemoryReport {
     pub forbidden_by: Vec<(String, Execution)>,
     /// A forbidden condition no single axiom rules out: the axioms that together do.
     pub forbidden_jointly: Vec<String>,
+    /// The search for `forbidden_by` stopped before the end (the explorer's search of near
+    /// misses in runs with open reads, at its cap): another axiom may also rule it out alone.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub forbidden_by_partial: bool,
 }
 
 /// A memory model other than the built-in SC: a parsed cat file.

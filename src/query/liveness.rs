@@ -189,6 +189,7 @@ pub fn liveness(
             budget: opts.budget(),
             memory: None,
             liveness: true,
+            shortcuts: true,
         };
         match explore::explore(&prog, model, &eo) {
             Err(e) => LiveVerdict::Unknown(e.to_string()),
@@ -238,6 +239,7 @@ fn relaxed(
         budget: opts.budget(),
         memory: Some(mm.clone()),
         liveness: true,
+        shortcuts: true,
     };
     // Deepening: runs of exchange loops (read-modify-writes in a loop) multiply with the loop
     // bound, so smaller bounds are tried first, by both engines (for Z3 the unrolled events

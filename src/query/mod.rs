@@ -511,6 +511,7 @@ pub fn analyse_models(
                         budget: budget.clone(),
                         memory: opts.memory.clone(),
                         liveness: false,
+                        shortcuts: true,
                     };
                     match explore::explore(prog, m, &eo) {
                         Ok(ex) => {

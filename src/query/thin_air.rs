@@ -92,6 +92,7 @@ pub fn thin_air(
             budget: opts.budget(),
             memory: opts.memory.clone(),
             liveness: false,
+            shortcuts: true,
         };
         let ex = crate::engine::explore::explore(&prog, m, &eo).map_err(|e| e.to_string())?;
         let complete = ex.cut.is_none() && !ex.limit_hit && ex.unspecified_read.is_none();

@@ -90,7 +90,19 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                         thread,
                         reg: r,
                         cell,
+                        open: true,
+                        ..
+                    } => format!(
+                        "{thread}:{} = {} (reads what it reads from: nothing in the run depends on it)",
+                        reg(*r),
+                        prog.cell_name(*cell)
+                    ),
+                    Effect::Read {
+                        thread,
+                        reg: r,
+                        cell,
                         value,
+                        ..
                     } => format!(
                         "{thread}:{} = {} (reads {value})",
                         reg(*r),

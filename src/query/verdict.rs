@@ -4,7 +4,7 @@
 //! flagged); [`conclude`] turns findings into an [`Analysis`] by one set of rules.
 
 use super::{render_trace, Analysis, Options, OutcomeRow, UbReport, Verdict};
-use crate::engine::explore::Exploration;
+use crate::engine::explore::{Exploration, Witness};
 use crate::engine::smt::{Answer, Encoding};
 use crate::engine::trace::{Effect, Step};
 use crate::eval::UbKind;
@@ -297,7 +297,11 @@ pub(super) fn from_exploration(
     }
     // An outcome where P evaluates to `holds`, with its trace.
     let reached = |holds: bool| match ex.outcomes.iter().find(|(v, _)| prog.prop.eval(v) == holds) {
-        Some((values, st)) => Reach::Witness(ex.trace_to(*st), ex.executions.get(values).cloned()),
+        Some((values, _)) => Reach::Witness(
+            ex.witness(&Witness::Outcome(values.clone()))
+                .expect("an outcome's witness"),
+            ex.executions.get(values).cloned(),
+        ),
         None => Reach::Unreachable,
     };
     let reach = reached(true);
@@ -313,8 +317,11 @@ pub(super) fn from_exploration(
         ub: ex.ub.iter().map(|(k, d)| (*k, ex.trace_of(d))).collect(),
         flags: ex
             .flags
-            .iter()
-            .map(|(name, st)| (name.clone(), ex.trace_to(*st)))
+            .keys()
+            .map(|name| {
+                let w = Witness::Flag(name.clone());
+                (name.clone(), ex.witness(&w).expect("a flag's witness"))
+            })
             .collect(),
         notes,
         states: ex.states,
@@ -325,7 +332,9 @@ pub(super) fn from_exploration(
         a.undefined_behaviour_complete = false;
     }
     if let (Verdict::Forbidden, Some(m)) = (&a.verdict, &mut a.memory) {
-        m.forbidden_by = ex.forbidden_by.clone().into_iter().collect();
+        let (reasons, cut) = ex.forbidden_reasons(prog, &opts.budget());
+        m.forbidden_by = reasons.into_iter().collect();
+        m.forbidden_by_partial = cut;
     }
 }
 

@@ -229,6 +229,12 @@ fn memory(a: &Analysis, witness: bool) -> String {
             execution(&mut s, e);
         }
     }
+    if m.forbidden_by_partial {
+        let _ = writeln!(
+            s,
+            "(The search for axioms that alone forbid it stopped at its cap: others may too.)"
+        );
+    }
     if !m.forbidden_jointly.is_empty() {
         let _ = writeln!(
             s,

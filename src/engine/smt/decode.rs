@@ -149,6 +149,7 @@ impl<'p> Encoding<'p> {
                         reg,
                         cell,
                         value: value(r),
+                        open: false,
                     })
                 }
                 (None, Some(w)) => out.push(Effect::Write {

@@ -154,6 +154,7 @@ fn explore_set(
             budget: crate::budget::Budget::default(),
             memory: c.memory.clone(),
             liveness: false,
+            shortcuts: true,
         },
     )
     .map_err(|e| e.to_string())?;
