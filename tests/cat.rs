@@ -477,9 +477,6 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
         let want = want && !file.ends_with("OOTA.litmus");
         for model in ["SSO", "CM"] {
             for engine in [Engine::Explore, Engine::Smt] {
-                if model == "CM" && engine == Engine::Explore {
-                    continue; // the explorer's state limit under CM: docs/memory-models.md
-                }
                 let a = analyse_with(&test, model, engine, &vulkan);
                 assert_eq!(
                     a.condition_holds,
@@ -491,7 +488,7 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
             }
         }
     }
-    assert_eq!(checked, 63);
+    assert_eq!(checked, 84);
 }
 
 // ---- Dartagnan's PTX dialect under the bundled PTX model ------------------------------------
