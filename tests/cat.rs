@@ -1070,6 +1070,38 @@ fn runs_cut_short_must_begin_a_consistent_execution() {
     }
 }
 
+/// A read of a run cut short may read a write another thread performs after the cut (load
+/// buffering past the bound): the restriction of the whole execution to the run has no
+/// `rf` pair for it. Before 2026-11-28 both engines required a source inside the run, dropped
+/// the cut, and answered `forbid` at `--unroll 2` for a condition that `--unroll 6` allows.
+#[test]
+fn a_cut_run_may_read_a_write_after_another_threads_cut() {
+    let test = tangle::load(
+        Path::new("tests/data/cat/lb_past_the_bound.litmus"),
+        &Default::default(),
+    )
+    .unwrap();
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    for engine in [Engine::Explore, Engine::Smt] {
+        for (unroll, allowed) in [(2, None), (6, Some(true))] {
+            let mut opts = Options::default().with_engine(engine).with_unroll(unroll);
+            opts.memory = Some(vulkan.clone());
+            let a = query::analyse(&test, &Model::by_name("SSO").unwrap(), &opts).unwrap();
+            match allowed {
+                None => {
+                    assert!(
+                        matches!(a.verdict, Verdict::Unknown(_)),
+                        "{engine:?} at {unroll}: {:?}",
+                        a.verdict
+                    );
+                    assert!(a.bound_hit.is_some(), "{engine:?}");
+                }
+                Some(_) => assert_eq!(a.verdict, Verdict::Allowed, "{engine:?} at {unroll}"),
+            }
+        }
+    }
+}
+
 /// Undefined behaviour Z3 cannot decide is said so, not dropped. A division by zero needs
 /// `r == 30`, which only a load-buffering cycle gives (values out of thin air): the
 /// over-approximation reaches it, the value set never holds 30, but seventeen increments make

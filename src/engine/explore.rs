@@ -249,7 +249,7 @@ impl Exploration {
                 |fin: &memory::Final| prog.filter.is_none() || prog.passes_filter(&values(fin));
             match memory::execution::near_misses(prog, mm, &state.runs(), &init, budget, &keep) {
                 Ok(j) => {
-                    cut |= j.near_misses_cut || j.exhausted.is_some();
+                    cut |= j.near_misses_cut || j.too_many || j.exhausted.is_some();
                     for ((fin, axiom), e) in j.near_misses {
                         if prog.prop.eval(&values(&fin)) {
                             out.entry(axiom).or_insert(e);
@@ -1238,8 +1238,12 @@ impl<'p> Explorer<'p> {
             None => s.runs(),
         };
         let init = self.prog.initial_memory();
+        // At the loop bound's cut, threads that have not terminated may write after the run's
+        // end, and others may have read that (docs/memory-models.md, "Runs cut short").
+        let cut = matches!(kind, DeadKind::Cut { .. });
+        let later: Vec<bool> = s.threads.iter().map(|t| cut && !t.done).collect();
         !matches!(
-            memory::prefix_consistent(self.prog, mm, &runs, &init, budget),
+            memory::prefix_consistent(self.prog, mm, &runs, &init, budget, &later),
             Ok(Some(false))
         )
     }
@@ -1638,6 +1642,7 @@ impl<'p> Explorer<'p> {
                         }
                         let t = &mut s.threads[u];
                         t.pending.retain(|p| p.0 != *dst);
+                        t.open.retain(|p| p.0 != *dst);
                         t.pending.push((*dst, key));
                         step.effects.push(Effect::Pending {
                             thread: u as u32,

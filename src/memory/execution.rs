@@ -90,6 +90,23 @@ pub struct Judgement {
     pub exhausted: Option<crate::budget::Exhausted>,
 }
 
+/// The source of a prefix's read that reads a write performed after the prefix (no event).
+const LATER: usize = usize::MAX;
+
+/// The cells some instruction of the program may write (every cell of a global it writes).
+fn cells_written(prog: &Program) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for b in &prog.blocks {
+        for ins in &b.instrs {
+            if let crate::ir::Op::Store { loc, .. } | crate::ir::Op::Atomic { loc, .. } = &ins.op {
+                let g = &prog.globals[loc.global as usize];
+                out.extend(g.base..g.base + g.len);
+            }
+        }
+    }
+    out
+}
+
 /// Choices the search of a run's candidates makes (each judged part or whole candidate
 /// counts one) before giving up: the verdict is then `unknown`.
 pub const MAX_CANDIDATES: u64 = 1 << 20;
@@ -103,7 +120,7 @@ pub const MAX_PREFIX_CANDIDATES: u64 = 1 << 12;
 struct Event {
     thread: Option<u32>,
     cell: Option<u32>,
-    /// (An open read's is its source's, [`What::Read`].)
+    /// (0 for an open read, [`What::Read`]: its value is its source's, looked up there.)
     value: u32,
     read: bool,
     open: bool,
@@ -165,21 +182,28 @@ pub fn near_misses(
 }
 
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
-/// execution, as far as [`MemoryModel::prefix`] can tell? `None` when its candidates were too
-/// many or the budget ran out (then it may).
+/// execution, as far as [`MemoryModel::prefix`] can tell? `later[t]`: thread `t` may still
+/// run after the run's end (it has not terminated), so a read of another thread may take its
+/// value from a write it performs then (load buffering past the cut). `None` when its
+/// candidates were too many or the budget ran out (then it may).
 pub fn prefix_consistent(
     prog: &Program,
     model: &MemoryModel,
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
+    later: &[bool],
 ) -> Result<Option<bool>, EvalError> {
     // (A run cut short has no final state for a filter to judge.)
-    prefix_consistent_within(prog, model, runs, init, budget, MAX_PREFIX_CANDIDATES)
+    let goal = Goal::Prefix(MAX_PREFIX_CANDIDATES, later);
+    let j = judge_by(prog, model, runs, init, budget, goal, &|_| true)?;
+    Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
-/// [`prefix_consistent`] as a quick check: `None` at once when the run has more than `cap`
-/// candidates (before pruning), and beyond `cap` choices searched.
+/// [`prefix_consistent`] as a quick check, every read reading a write of the run (the
+/// liveness question's pruning of runs at loop edges: docs/memory-models.md, "Runs cut
+/// short"): `None` at once when the run has more than `cap` candidates (before pruning), and
+/// beyond `cap` choices searched.
 pub fn prefix_consistent_within(
     prog: &Program,
     model: &MemoryModel,
@@ -188,9 +212,15 @@ pub fn prefix_consistent_within(
     budget: &crate::budget::Budget,
     cap: u64,
 ) -> Result<Option<bool>, EvalError> {
-    let j = judge_by(prog, model, runs, init, budget, Goal::Prefix(cap), &|_| {
-        true
-    })?;
+    let j = judge_by(
+        prog,
+        model,
+        runs,
+        init,
+        budget,
+        Goal::Prefix(cap, &[]),
+        &|_| true,
+    )?;
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
@@ -249,8 +279,9 @@ enum Goal<'a> {
     /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), when the
     /// run has at most this many candidates, searching at most this many choices. (A prefix
     /// is asked at every step of a loop: searching many candidates there cost more than the
-    /// runs it dropped saved.)
-    Prefix(u64),
+    /// runs it dropped saved.) Per thread, whether it may still write after the run's end
+    /// (reads of other threads may then read [`LATER`]).
+    Prefix(u64, &'a [bool]),
     /// One consistent candidate in which every thread can repeat its window for ever.
     Hang(&'a [Window]),
 }
@@ -267,7 +298,7 @@ fn judge_by(
 ) -> Result<Judgement, EvalError> {
     let (cat, first) = match goal {
         Goal::All | Goal::NearMisses => (&model.cat, false),
-        Goal::Prefix(_) => (&model.prefix, true),
+        Goal::Prefix(..) => (&model.prefix, true),
         Goal::Hang(_) => (&model.cat, true),
     };
     let mut ev: Vec<Event> = Vec::new();
@@ -419,15 +450,31 @@ fn judge_by(
         .filter_map(|e| ev[e].cell)
         .collect();
     let reads: Vec<usize> = (0..n).filter(|&i| ev[i].read).collect();
+    // A prefix's read may read a write performed after the run's end by another thread still
+    // running, to a cell some instruction writes: its source is then [`LATER`], outside the
+    // prefix (no `rf` pair), as the restriction of the whole execution to the prefix has it.
+    let later: &[bool] = match goal {
+        Goal::Prefix(_, later) => later,
+        _ => &[],
+    };
+    let written_later = match later.iter().any(|&l| l) {
+        true => cells_written(prog),
+        false => BTreeSet::new(),
+    };
     let mut sources: Vec<Vec<usize>> = Vec::new();
     for &r in &reads {
         // A read-modify-write is one indivisible step: its read never reads its own write
         // (as in the Z3 encoding; docs/memory-models.md).
-        let s: Vec<usize> = (0..n)
+        let mut s: Vec<usize> = (0..n)
             .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell)
             .filter(|&w| ev[r].open || ev[w].value == ev[r].value)
             .filter(|&w| !rmw.contains(&(r, w)))
             .collect();
+        let t = ev[r].thread.expect("a read has a thread") as usize;
+        let others_run_on = (later.iter().enumerate()).any(|(u, &l)| l && u != t);
+        if others_run_on && written_later.contains(&ev[r].cell.expect("a read has a cell")) {
+            s.push(LATER);
+        }
         if s.is_empty() {
             return Ok(Judgement::default());
         }
@@ -472,7 +519,7 @@ fn judge_by(
     let open_reads = reads.iter().any(|&r| ev[r].open);
     out.open_reads = open_reads;
     let (cap, listed) = match goal {
-        Goal::Prefix(cap) => (cap, cap),
+        Goal::Prefix(cap, _) => (cap, cap),
         Goal::All if open_reads => (OPEN_CAP, MAX_CANDIDATES),
         Goal::All | Goal::NearMisses => (MAX_CANDIDATES, MAX_CANDIDATES),
         Goal::Hang(_) => (MAX_CANDIDATES, u64::MAX),
@@ -529,7 +576,7 @@ fn judge_by(
         }
     }
     let pruning = match goal {
-        Goal::Prefix(_) => &model.prefix_growing,
+        Goal::Prefix(..) => &model.prefix_growing,
         _ => &model.growing,
     };
     // Under `Goal::All` a candidate that fails one axiom is still a near miss, so branches
@@ -550,17 +597,18 @@ fn judge_by(
         let chosen: Vec<&CoOrder> = chosen.iter().collect();
         let rf = Matrix::from_pairs(
             n,
-            reads
-                .iter()
-                .zip(rf_pick)
-                .enumerate()
-                .map(|(k, (&r, &p))| (sources[k][p], r)),
+            (reads.iter().zip(rf_pick).enumerate())
+                .map(|(k, (&r, &p))| (sources[k][p], r))
+                .filter(|&(w, _)| w != LATER),
         );
         // Under `Goal::Hang` (reads-from already restricted where it alone decides, windows
         // of reads reading coherence-maximal writes as the search chose them): suffix writes
         // come after every earlier write of their cells, and reads-from inside an infix is
         // repeated between the twins in the suffix.
-        let src = |r: usize| read_no.get(&r).map(|&k| sources[k][rf_pick[k]]);
+        let src = |r: usize| {
+            let k = *read_no.get(&r)?;
+            Some(sources[k][rf_pick[k]]).filter(|&w| w != LATER)
+        };
         let co = Matrix::from_pairs(n, chosen.iter().flat_map(|o| o.pairs.iter().copied()));
         let repeats = || {
             (0..n).all(|e| {
@@ -589,7 +637,7 @@ fn judge_by(
         let ev = &ev;
         let open: Vec<u32> = (reads.iter().zip(rf_pick).enumerate())
             .filter(|(_, (&r, _))| ev[r].open)
-            .map(|(k, (_, &p))| ev[sources[k][p]].value)
+            .map(|(k, (_, &p))| ev.get(sources[k][p]).map_or(0, |w| w.value))
             .collect();
         let finals_of = || {
             let mut all = vec![init.to_vec()];
@@ -895,7 +943,8 @@ impl<'a> Search<'a> {
         let rf = Matrix::from_pairs(
             n,
             (self.rf_pick.iter().enumerate())
-                .filter_map(|(k, p)| p.map(|p| (self.sources[k][p], self.reads[k]))),
+                .filter_map(|(k, p)| p.map(|p| (self.sources[k][p], self.reads[k])))
+                .filter(|&(w, _)| w != LATER),
         );
         self.alg.rels.insert("rf".into(), rf);
         self.alg.rels.insert("co".into(), co);

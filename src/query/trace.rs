@@ -35,8 +35,9 @@ pub struct MemoryAccess {
     /// A load reads, a store writes, an atomic does both.
     pub reads: bool,
     pub writes: bool,
-    /// The value read (loads) or written (stores, atomics).
-    pub value: u32,
+    /// The value read (loads) or written (stores, atomics); `None` for an open read the
+    /// trace does not know the value of (docs/memory-models.md, "Open reads").
+    pub value: Option<u32>,
 }
 
 /// Turns engine steps into report rows: dynamic block, source line, effects in words.
@@ -152,7 +153,7 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                             cell: prog.cell_name(*cell),
                             reads,
                             writes,
-                            value: *value,
+                            value: Some(*value),
                         })
                     };
                     match e {
@@ -160,8 +161,12 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                             thread,
                             cell,
                             value,
+                            open,
                             ..
-                        } => access(thread, cell, true, false, value),
+                        } => access(thread, cell, true, false, value).map(|a| MemoryAccess {
+                            value: a.value.filter(|_| !open),
+                            ..a
+                        }),
                         Effect::Write {
                             thread,
                             cell,

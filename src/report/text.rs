@@ -232,7 +232,7 @@ fn memory(a: &Analysis, witness: bool) -> String {
     if m.forbidden_by_partial {
         let _ = writeln!(
             s,
-            "(The search for axioms that alone forbid it stopped at its cap: others may too.)"
+            "(The search for axioms that alone forbid it stopped before the end: others may too.)"
         );
     }
     if !m.forbidden_jointly.is_empty() {

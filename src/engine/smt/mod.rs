@@ -194,6 +194,8 @@ pub struct Encoding<'p> {
     observables: Vec<BV>,
     ub: Vec<(UbKind, Bool)>,
     cut_any: Bool,
+    /// Per thread: its run ends at a cut (any), so it may write after the run's end.
+    cut_thread: Vec<Bool>,
     /// The cuts that may hide an outcome: `cut_any` without those of idle loops
     /// ([`crate::ir::Program::idle_cut`]).
     cut_doubt: Bool,
@@ -365,6 +367,7 @@ impl<'p> Encoding<'p> {
             observables: Vec::new(),
             ub: Vec::new(),
             cut_any: Bool::from_bool(false),
+            cut_thread: vec![Bool::from_bool(false); prog.layout.threads as usize],
             cut_doubt: Bool::from_bool(false),
             lits,
             a_noub: Bool::new_const("assume_no_ub"),
@@ -919,7 +922,7 @@ impl<'p> Encoding<'p> {
         }
         let mut a = self.model_lits(m);
         a.push(self.a_cut.clone());
-        match self.decide(m, Judge::Prefix, a) {
+        match self.decide(m, Judge::Cut, a) {
             Answer::Yes(model) => Answer::Yes(self.decode(&model, m)),
             Answer::No => Answer::No,
             Answer::Unknown(r) => Answer::Unknown(r),

@@ -165,6 +165,7 @@ impl<'p> Encoding<'p> {
                         )),
                         Target::Cut => {
                             self.cut_any = or(&[self.cut_any.clone(), c.clone()]);
+                            self.cut_thread[t] = or(&[self.cut_thread[t].clone(), c.clone()]);
                             if !prog.idle_cut(bid) {
                                 self.cut_doubt = or(&[self.cut_doubt.clone(), c.clone()]);
                             }

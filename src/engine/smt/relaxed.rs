@@ -82,6 +82,13 @@ pub(super) struct Relaxed {
     rf_cond: HashMap<(usize, usize), Bool>,
     /// Assumed: every read that happens reads from a write of its value.
     a_rf: Bool,
+    /// Assumed, for a run cut short by the loop bound: every read that happens reads from a
+    /// write of its value, or from a write another thread performs after its own cut
+    /// (load buffering past the bound: no `rf` pair).
+    a_rf_later: Bool,
+    /// Per read that may read a write after another thread's cut: the variable saying it
+    /// does (false unless `a_rf_later`).
+    later: HashMap<usize, Bool>,
     /// The model's flags: the condition under which each is raised.
     pub flags: Vec<(String, Bool)>,
     /// Why the model could not be encoded (a type error in it), if it could not.
@@ -130,9 +137,15 @@ impl Windows {
 pub(super) enum Judge {
     /// Nothing more (the query names the axioms it wants itself).
     Reads,
-    /// A run cut short (by the loop bound, by undefined behaviour): the model's prefix-closed
-    /// axioms, which every beginning of a consistent execution satisfies.
+    /// A run cut short (by undefined behaviour, or by the loop bound when a hang is asked
+    /// about): the model's prefix-closed axioms, which every beginning of a consistent
+    /// execution satisfies, every read reading a write of the run.
     Prefix,
+    /// A run cut short by the loop bound: the prefix-closed axioms, a read of one thread
+    /// also reading a write another thread performs after its cut (`a_rf_later`).
+    Cut,
+    /// Reads-from alone, as [`Judge::Cut`] has it.
+    ReadsOrLater,
     /// A complete execution: every axiom.
     Whole,
 }
@@ -497,8 +510,14 @@ impl<'p> Encoding<'p> {
             sym.rels.insert("sched".into(), rel(BTreeMap::new()));
         }
         // Reads-from: exactly one source per read that happens, with the read's cell and value
-        // (behind `a_rf`, which every query but the growth of the value set assumes).
+        // (behind `a_rf`, which every query but the growth of the value set and the loop
+        // bound's cut assumes; the cut assumes `a_rf_later`, where a read may also read a
+        // write after another thread's cut: docs/memory-models.md, "Runs cut short").
         let a_rf = Bool::new_const("assume_reads_from");
+        let a_rf_later = Bool::new_const("assume_reads_from_or_later");
+        let either = or(&[a_rf.clone(), a_rf_later.clone()]);
+        let written = globals_written(self.prog);
+        let mut later = HashMap::new();
         let mut rf = BTreeMap::new();
         let mut rf_vars = Vec::new();
         let mut rf_cond = HashMap::new();
@@ -526,12 +545,34 @@ impl<'p> Encoding<'p> {
                 let v = Bool::new_const(format!("rf_e{w}_e{r}"));
                 rf_vars.push((w, r, v.clone()));
                 rf_cond.insert((w, r), cond.clone());
-                self.assert(&implies(&a_rf, &implies(&v, &cond)));
+                self.assert(&implies(&either, &implies(&v, &cond)));
                 rf.insert((w as u32, r as u32), v.clone());
                 options.push(v);
             }
             self.assert(&implies(&a_rf, &implies(&evs[r].guard, &or(&options))));
             self.assert(&implies(&a_rf, &at_most_one(&options)));
+            // Or a write another thread performs after its cut, when some instruction writes
+            // the read's global (past the bound, any cell of it: the write need not be an
+            // event of the unrolled program).
+            let t = evs[r].info.thread;
+            let cut: Vec<Bool> = (0..self.prog.layout.threads)
+                .filter(|&u| Some(u) != t)
+                .map(|u| self.cut_thread[u as usize].clone())
+                .collect();
+            let cut = or(&cut);
+            if !is_false(&cut) && evs[r].global.is_some_and(|g| written.contains(&g)) {
+                let l = Bool::new_const(format!("rf_later_e{r}"));
+                self.assert(&implies(&l, &cut));
+                // (Only a cut's reads-from reads later; its value is then free of G.)
+                self.assert(&implies(&a_rf, &not(&l)));
+                later.insert(r, l.clone());
+                options.push(l);
+            }
+            self.assert(&implies(
+                &a_rf_later,
+                &implies(&evs[r].guard, &or(&options)),
+            ));
+            self.assert(&implies(&a_rf_later, &at_most_one(&options)));
         }
         sym.rels.insert("rf".into(), rel(rf));
         // Coherence: a clock per write; writes that may share a cell never share a clock.
@@ -635,6 +676,8 @@ impl<'p> Encoding<'p> {
         }
         self.relaxed = Some(Relaxed {
             a_rf,
+            a_rf_later,
+            later,
             axioms,
             rf_vars,
             rf_cond,
@@ -668,7 +711,6 @@ impl<'p> Encoding<'p> {
                         self.assert(&c);
                     }
                     let lit = Bool::new_const("assume_prefix_axioms");
-                    self.assert(&implies(&lit, &r.a_rf));
                     for c in results.iter().filter(|c| !c.flag) {
                         self.assert(&implies(&lit, &c.holds));
                     }
@@ -867,21 +909,27 @@ impl<'p> Encoding<'p> {
         if let Some(e) = &r.error {
             return Answer::Unknown(e.clone());
         }
-        a.push(match judge {
-            Judge::Whole => r.a_cat.clone(),
-            Judge::Reads => r.a_rf.clone(),
-            Judge::Prefix => {
+        let lits = match judge {
+            Judge::Whole => vec![r.a_cat.clone()],
+            Judge::Reads => vec![r.a_rf.clone()],
+            Judge::ReadsOrLater => vec![r.a_rf_later.clone()],
+            Judge::Prefix | Judge::Cut => {
                 // Most runs cut short are refuted by reads-from alone; the prefix-closed
                 // axioms are encoded only when they are not.
-                if let Answer::No = self.decide(m, Judge::Reads, a.clone()) {
+                let (rf, reads) = match judge {
+                    Judge::Cut => (r.a_rf_later.clone(), Judge::ReadsOrLater),
+                    _ => (r.a_rf.clone(), Judge::Reads),
+                };
+                if let Answer::No = self.decide(m, reads, a.clone()) {
                     return Answer::No;
                 }
                 match self.prefix_lit() {
-                    Ok(l) => l,
+                    Ok(l) => vec![rf, l],
                     Err(why) => return Answer::Unknown(why),
                 }
             }
-        });
+        };
+        a.extend(lits);
         let g = self.guesses(m);
         if !matches!(g.done, Some(Ok(()))) {
             match self.check(&a) {
@@ -946,10 +994,10 @@ impl<'p> Encoding<'p> {
     fn reads_within(&self, model: &z3::Model, values: &BTreeSet<u32>) -> bool {
         let r = self.relaxed.as_ref().expect("relaxed");
         let yes = |b: &Bool| model.eval(b, true).and_then(|b| b.as_bool()) == Some(true);
-        r.evs
-            .iter()
-            .filter(|e| e.info.read && e.info.thread.is_some() && yes(&e.guard))
-            .all(|e| {
+        let later = |i: usize| r.later.get(&i).is_some_and(&yes);
+        (r.evs.iter().enumerate())
+            .filter(|&(i, e)| e.info.read && e.info.thread.is_some() && yes(&e.guard) && !later(i))
+            .all(|(_, e)| {
                 let v = super::decode::model_u32(model, e.value.as_ref().expect("an access"));
                 values.contains(&v)
             })
@@ -1044,6 +1092,9 @@ impl<'p> Encoding<'p> {
                     })
                     .collect();
                 by.push(within(rd, &values));
+                // A read of a write past a cut returns what that write writes, which no run
+                // within the bound shows.
+                by.extend(r.later.get(&ri).cloned());
                 or(&by)
             })
             .collect();
@@ -1211,6 +1262,17 @@ impl<'p> Encoding<'p> {
 }
 
 /// May the two accesses touch the same cell (same global, cells equal or unknown)?
+/// The globals some instruction of the program writes.
+fn globals_written(prog: &crate::ir::Program) -> BTreeSet<u32> {
+    (prog.blocks.iter())
+        .flat_map(|b| &b.instrs)
+        .filter_map(|ins| match &ins.op {
+            Op::Store { loc, .. } | Op::Atomic { loc, .. } => Some(loc.global),
+            _ => None,
+        })
+        .collect()
+}
+
 fn may_alias(x: &CatEv, y: &CatEv) -> bool {
     x.global.is_some()
         && x.global == y.global
