@@ -1320,11 +1320,17 @@ fn open_reads_and_workgroups_one_at_a_time_change_no_verdict() {
             cases.push((file, test, mm.clone()));
         }
     }
-    for seed in 0..24u64 {
+    // A divergence in one workgroup ends the run; another's undefined behaviour must still
+    // be reached (in an order where that workgroup goes first).
+    let div = "tests/data/cat/divergence_and_oob.litmus";
+    let test = tangle::load(Path::new(div), &Default::default()).unwrap();
+    cases.push((div.to_string(), test, vulkan.clone()));
+    for seed in 0..30u64 {
         let cfg = GenConfig {
             lanes: if seed % 2 == 0 { 1 } else { 2 },
             subgroups: if seed % 3 == 0 { 3 } else { 2 },
             max_stmts: 5,
+            workgroup_barriers: seed % 3 == 1,
             ..GenConfig::default()
         };
         // One workgroup per subgroup.

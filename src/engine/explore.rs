@@ -930,6 +930,9 @@ fn explore_with<'p>(
             if ex.spin_reduction && ex.speculation_confirmed(&state) {
                 result.stops.push((here, ex.statuses(&state, &[])));
             }
+            // A divergence ends every workgroup's run where it shows, so one workgroup at a
+            // time could miss what the others reach first in another order.
+            ex.doubt_order("a barrier divergence");
             let kind = DeadKind::Ub(UbKind::BarrierDivergence);
             if ex.speculation_confirmed(&state) {
                 if ex.may_begin_execution(&state, None, &kind, &result, &opts.budget) {
