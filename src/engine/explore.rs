@@ -121,7 +121,7 @@ pub struct Exploration {
     unexplained: Vec<StateRef>,
     /// Values written by any run (relaxed memory: the next round's guesses).
     written: BTreeSet<u32>,
-    /// Workgroups one at a time ([`Explorer::reduce`]): values of writes that read unsourced
+    /// Workgroups one at a time ([`Shortcuts::workgroups`]): values of writes that read unsourced
     /// values in the order explored, and what else made the order matter.
     unsourced: BTreeSet<u32>,
     order_doubt: Option<String>,
@@ -201,15 +201,10 @@ impl Exploration {
             return Some(trace);
         };
         let (state, _) = self.visited.get_index(s as usize)?;
-        // The open reads' values, thread by thread in program order, as the trace meets them.
-        let mut per_thread: Vec<std::collections::VecDeque<u32>> = Vec::new();
-        let mut values = open.iter().copied();
-        for t in &state.threads {
-            let n = (t.events.iter())
-                .filter(|e| matches!(e.what, What::Read { value: None, .. }))
-                .count();
-            per_thread.push(values.by_ref().take(n).collect());
-        }
+        // Each thread's open reads, in program order, as the trace meets them.
+        let mut per_thread: Vec<_> = (open_values(state, open).into_iter())
+            .map(|got| got.into_values())
+            .collect();
         for e in trace.iter_mut().flat_map(|st| st.effects.iter_mut()) {
             if let Effect::Read {
                 thread,
@@ -218,7 +213,7 @@ impl Exploration {
                 ..
             } = e
             {
-                if let Some(v) = per_thread[*thread as usize].pop_front() {
+                if let Some(v) = per_thread[*thread as usize].next() {
                     *value = v;
                     *open = false;
                 }
@@ -487,24 +482,15 @@ struct Explorer<'p> {
     written: std::cell::RefCell<BTreeSet<u32>>,
     /// Liveness: loop edges are visible steps and threads record that they started.
     liveness: bool,
-    /// Under a relaxed memory model that does not read the schedule, outside liveness: only
-    /// one workgroup's steps are taken from each state (docs/memory-models.md, "Workgroups
-    /// one at a time"). Threads of different workgroups then share nothing: memory holds no
-    /// state (reads guess), and collective steps and barriers stay inside a workgroup. So
-    /// their steps commute and neither enables nor disables the other's, and the steps of
-    /// one workgroup form a persistent set: every finished run (and every run stuck for
-    /// good) is reached, in the order "lowest workgroup first".
-    reduce: bool,
-    /// Under [`Explorer::reduce`], something the order of workgroups could change was met
+    /// Under a relaxed memory model: the shortcuts taken ([`Shortcuts`]).
+    short: Shortcuts,
+    /// Under [`Shortcuts::workgroups`], something the order of workgroups could change was met
     /// (a dead end the memory model ruled out in this order, or a write whose value this
     /// order left unsourced): the round is redone with every interleaving.
     doubt: std::cell::RefCell<Option<String>>,
-    /// Under [`Explorer::reduce`]: values of writes not added to `written` because some read
+    /// Under [`Shortcuts::workgroups`]: values of writes not added to `written` because some read
     /// before them had no source yet in the order explored.
     unsourced: std::cell::RefCell<BTreeSet<u32>>,
-    /// Under a relaxed memory model, outside liveness: open reads
-    /// ([`crate::ir::Deps::read_open`]) guess nothing; each candidate gives their values.
-    open_reads: bool,
     /// Liveness under a memory model: a thread that comes back to a loop header as it was,
     /// having written nothing, spins there and stops ([`Thread::spin_from`]).
     spin_reduction: bool,
@@ -665,9 +651,16 @@ fn explore_relaxed(
 /// the model or the question sees; each is given up when it may cost an answer.
 #[derive(Clone, Copy, Default)]
 struct Shortcuts {
-    /// One workgroup's steps at a time ([`Explorer::reduce`]).
+    /// Under a relaxed memory model that does not read the schedule, outside liveness: only
+    /// one workgroup's steps are taken from each state (docs/memory-models.md, "Workgroups
+    /// one at a time"). Threads of different workgroups then share nothing: memory holds no
+    /// state (reads guess), and collective steps and barriers stay inside a workgroup. So
+    /// their steps commute and neither enables nor disables the other's, and the steps of
+    /// one workgroup form a persistent set: every finished run (and every run stuck for
+    /// good) is reached, in the order "lowest workgroup first".
     workgroups: bool,
-    /// Open reads guess nothing ([`Explorer::open_reads`]).
+    /// Under a relaxed memory model, outside liveness: open reads
+    /// ([`crate::ir::Deps::read_open`]) guess nothing; each candidate gives their values.
     open_reads: bool,
 }
 
@@ -693,11 +686,10 @@ fn explore_with<'p>(
         mode,
         mattered: Cell::new(false),
         written: Default::default(),
-        reduce: shortcuts.workgroups,
+        short: shortcuts,
         doubt: Default::default(),
         unsourced: Default::default(),
         liveness: opts.liveness,
-        open_reads: shortcuts.open_reads,
         spin_reduction,
         budget: opts.budget.clone(),
         loose: loose_loops(prog, model),
@@ -859,8 +851,7 @@ fn explore_with<'p>(
             if let Some((mm, _)) = &ex.relaxed {
                 let runs = state.runs();
                 let keep = |fin: &memory::Final| {
-                    prog.filter.is_none()
-                        || prog.passes_filter(&ex.observe(&ex.finish(&state, fin)))
+                    prog.filter.is_none() || prog.passes_filter(&ex.observe(&finish(&state, fin)))
                 };
                 let init = prog.initial_memory();
                 match memory::judge(prog, mm, &runs, &init, &opts.budget, &keep) {
@@ -881,7 +872,7 @@ fn explore_with<'p>(
                         break;
                     }
                     Ok(j) => {
-                        if j.near_misses_skipped {
+                        if j.open_reads {
                             result.unexplained.push(here);
                         }
                         for (f, fin) in j.flags {
@@ -891,7 +882,7 @@ fn explore_with<'p>(
                             }
                         }
                         for (fin, e) in j.finals {
-                            let values = ex.observe(&ex.finish(&state, &fin));
+                            let values = ex.observe(&finish(&state, &fin));
                             if !result.outcomes.contains_key(&values) {
                                 result
                                     .open
@@ -901,7 +892,7 @@ fn explore_with<'p>(
                             result.executions.entry(values).or_insert(e);
                         }
                         for ((fin, axiom), e) in j.near_misses {
-                            if prog.prop.eval(&ex.observe(&ex.finish(&state, &fin))) {
+                            if prog.prop.eval(&ex.observe(&finish(&state, &fin))) {
                                 result.forbidden_by.entry(axiom).or_insert(e);
                             }
                         }
@@ -1198,10 +1189,6 @@ impl<'p> Explorer<'p> {
                 .any(|r| t.pending.iter().any(|p| p.0 == *r))
     }
 
-    fn finish(&self, s: &State, fin: &memory::Final) -> State {
-        finish(s, fin)
-    }
-
     fn observe(&self, s: &State) -> Vec<u32> {
         let (values, unspec) = observed(self.prog, s);
         if unspec {
@@ -1251,9 +1238,9 @@ impl<'p> Explorer<'p> {
         )
     }
 
-    /// Under [`Explorer::reduce`]: what was judged may depend on the order of workgroups.
+    /// Under [`Shortcuts::workgroups`]: what was judged may depend on the order of workgroups.
     fn doubt_order(&self, why: &str) {
-        if self.reduce {
+        if self.short.workgroups {
             self.doubt
                 .borrow_mut()
                 .get_or_insert_with(|| why.to_string());
@@ -1403,7 +1390,7 @@ impl<'p> Explorer<'p> {
 
     /// Every successor of a normalised state.
     fn successors(&mut self, s: &State) -> Vec<Outcome> {
-        let raw = match self.reduce {
+        let raw = match self.short.workgroups {
             true => self.reduced_steps(s),
             false => self.steps_of(s, 0..s.threads.len()),
         };
@@ -1426,7 +1413,7 @@ impl<'p> Explorer<'p> {
         out
     }
 
-    /// The steps of one workgroup ([`Explorer::reduce`]): the first that has a step
+    /// The steps of one workgroup ([`Shortcuts::workgroups`]): the first that has a step
     /// recording something (a step on, or a dead end reported). Steps that record nothing (a
     /// failed speculation, an idle loop's cut) end no one else's run and are left out. A
     /// reported dead end ends every thread's run, so where the chosen workgroup has one every
@@ -2118,7 +2105,9 @@ impl<'p> Explorer<'p> {
             let guess = |ch: &mut Choices| values[ch.pick(values.len())];
             s.mem_unspec.retain(|&c| c != a.cell);
             match op {
-                Op::Load { dst, .. } if self.open_reads && self.prog.deps().read_open(at_pos) => {
+                Op::Load { dst, .. }
+                    if self.short.open_reads && self.prog.deps().read_open(at_pos) =>
+                {
                     // Nothing in the run depends on the value: the candidate gives it.
                     self.record(
                         s,
@@ -2243,7 +2232,7 @@ impl<'p> Explorer<'p> {
         if self.relaxed.is_some() {
             if sourced {
                 self.written.borrow_mut().insert(s.mem[cell]);
-            } else if self.reduce && !matches!(op, Op::Load { .. }) {
+            } else if self.short.workgroups && !matches!(op, Op::Load { .. }) {
                 self.unsourced.borrow_mut().insert(s.mem[cell]);
             }
             s.mem[cell] = kept;
@@ -2535,19 +2524,27 @@ fn in_fence_schedule(what: &What) -> bool {
 fn finish(s: &State, fin: &memory::Final) -> State {
     let mut st = s.clone();
     st.mem = fin.memory.clone();
-    let mut values = fin.open.iter();
-    for t in &mut st.threads {
-        let mut got = BTreeMap::new();
-        for (k, e) in t.events.iter().enumerate() {
-            if let What::Read { value: None, .. } = e.what {
-                got.insert(k as u32, *values.next().expect("a value per open read"));
-            }
-        }
+    for (t, got) in st.threads.iter_mut().zip(open_values(s, &fin.open)) {
         for &(r, k) in &t.open {
             t.regs[r as usize] = got[&k];
         }
     }
     st
+}
+
+/// Per thread of `s`, the value each of its open reads returned (by index in its events),
+/// from a candidate's values in the order of [`memory::Final::open`]: thread by thread, in
+/// program order.
+fn open_values(s: &State, open: &[u32]) -> Vec<BTreeMap<u32, u32>> {
+    let mut values = open.iter().copied();
+    (s.threads.iter())
+        .map(|t| {
+            (t.events.iter().enumerate())
+                .filter(|(_, e)| matches!(e.what, What::Read { value: None, .. }))
+                .map(|(k, _)| (k as u32, values.next().expect("a value per open read")))
+                .collect()
+        })
+        .collect()
 }
 
 /// The values of the condition's observables in `s`, and whether one is unspecified.

@@ -139,6 +139,19 @@ impl Deps {
 }
 
 impl Program {
+    /// The globals some instruction writes (a store or an atomic). A write past the loop
+    /// bound is one of these, whatever its cell: both engines let a run cut short read such a
+    /// write (docs/memory-models.md, "Runs cut short").
+    pub fn globals_written(&self) -> std::collections::BTreeSet<u32> {
+        (self.blocks.iter())
+            .flat_map(|b| &b.instrs)
+            .filter_map(|ins| match &ins.op {
+                super::Op::Store { loc, .. } | super::Op::Atomic { loc, .. } => Some(loc.global),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Can the value of the read at `at`, in thread `thread`, matter to the question
     /// ([`Deps::read_matters`], with the registers of that thread the condition observes)?
     pub fn read_matters(&self, thread: u32, at: Pos) -> bool {

@@ -82,9 +82,8 @@ pub struct Judgement {
     pub too_many: bool,
     /// The search for near misses stopped at its cap: `near_misses` may lack some.
     pub near_misses_cut: bool,
-    /// The run has open reads, and its near misses were left for [`near_misses`].
-    pub near_misses_skipped: bool,
-    /// The run has open reads (when `too_many`, the engine may guess their values instead).
+    /// The run has open reads: under [`judge`] its near misses are left for [`near_misses`],
+    /// and when `too_many` the engine may guess their values instead.
     pub open_reads: bool,
     /// The budget ran out while trying the candidates: the run's verdict is unknown.
     pub exhausted: Option<crate::budget::Exhausted>,
@@ -92,20 +91,6 @@ pub struct Judgement {
 
 /// The source of a prefix's read that reads a write performed after the prefix (no event).
 const LATER: usize = usize::MAX;
-
-/// The cells some instruction of the program may write (every cell of a global it writes).
-fn cells_written(prog: &Program) -> BTreeSet<u32> {
-    let mut out = BTreeSet::new();
-    for b in &prog.blocks {
-        for ins in &b.instrs {
-            if let crate::ir::Op::Store { loc, .. } | crate::ir::Op::Atomic { loc, .. } = &ins.op {
-                let g = &prog.globals[loc.global as usize];
-                out.extend(g.base..g.base + g.len);
-            }
-        }
-    }
-    out
-}
 
 /// Choices the search of a run's candidates makes (each judged part or whole candidate
 /// counts one) before giving up: the verdict is then `unknown`.
@@ -194,9 +179,13 @@ pub fn prefix_consistent(
     budget: &crate::budget::Budget,
     later: &[bool],
 ) -> Result<Option<bool>, EvalError> {
-    // (A run cut short has no final state for a filter to judge.)
     let goal = Goal::Prefix(MAX_PREFIX_CANDIDATES, later);
-    let j = judge_by(prog, model, runs, init, budget, goal, &|_| true)?;
+    one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
+}
+
+/// What a judgement that looks for one candidate found: `None` when it stopped first. (A
+/// run cut short has no final state for a filter to judge.)
+fn one_found(j: Judgement) -> Result<Option<bool>, EvalError> {
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
@@ -212,16 +201,8 @@ pub fn prefix_consistent_within(
     budget: &crate::budget::Budget,
     cap: u64,
 ) -> Result<Option<bool>, EvalError> {
-    let j = judge_by(
-        prog,
-        model,
-        runs,
-        init,
-        budget,
-        Goal::Prefix(cap, &[]),
-        &|_| true,
-    )?;
-    Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
+    let goal = Goal::Prefix(cap, &[]);
+    one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
 }
 
 /// What a thread of a run that may stop for good repeats for ever.
@@ -256,16 +237,8 @@ pub fn hang_consistent(
     budget: &crate::budget::Budget,
     windows: &[Window],
 ) -> Result<Option<bool>, EvalError> {
-    let j = judge_by(
-        prog,
-        model,
-        runs,
-        init,
-        budget,
-        Goal::Hang(windows),
-        &|_| true,
-    )?;
-    Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
+    let goal = Goal::Hang(windows);
+    one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
 }
 
 /// What a judgement looks for.
@@ -457,8 +430,13 @@ fn judge_by(
         Goal::Prefix(_, later) => later,
         _ => &[],
     };
-    let written_later = match later.iter().any(|&l| l) {
-        true => cells_written(prog),
+    let written_later: BTreeSet<u32> = match later.iter().any(|&l| l) {
+        true => (prog.globals_written().into_iter())
+            .flat_map(|g| {
+                let g = &prog.globals[g as usize];
+                g.base..g.base + g.len
+            })
+            .collect(),
         false => BTreeSet::new(),
     };
     let mut sources: Vec<Vec<usize>> = Vec::new();
@@ -585,10 +563,7 @@ fn judge_by(
     // searched (prune at one failed axiom); its near misses are searched when a forbidden
     // verdict needs them (`Goal::NearMisses`), within a cap of their own.
     let (prune_at, near_misses_only) = match goal {
-        Goal::All if open_reads => {
-            out.near_misses_skipped = true;
-            (1, false)
-        }
+        Goal::All if open_reads => (1, false),
         Goal::All => (2, false),
         Goal::NearMisses => (2, true),
         _ => (1, false),

@@ -516,7 +516,7 @@ impl<'p> Encoding<'p> {
         let a_rf = Bool::new_const("assume_reads_from");
         let a_rf_later = Bool::new_const("assume_reads_from_or_later");
         let either = or(&[a_rf.clone(), a_rf_later.clone()]);
-        let written = globals_written(self.prog);
+        let written = self.prog.globals_written();
         let mut later = HashMap::new();
         let mut rf = BTreeMap::new();
         let mut rf_vars = Vec::new();
@@ -1262,17 +1262,6 @@ impl<'p> Encoding<'p> {
 }
 
 /// May the two accesses touch the same cell (same global, cells equal or unknown)?
-/// The globals some instruction of the program writes.
-fn globals_written(prog: &crate::ir::Program) -> BTreeSet<u32> {
-    (prog.blocks.iter())
-        .flat_map(|b| &b.instrs)
-        .filter_map(|ins| match &ins.op {
-            Op::Store { loc, .. } | Op::Atomic { loc, .. } => Some(loc.global),
-            _ => None,
-        })
-        .collect()
-}
-
 fn may_alias(x: &CatEv, y: &CatEv) -> bool {
     x.global.is_some()
         && x.global == y.global
