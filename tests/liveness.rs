@@ -488,6 +488,15 @@ fn the_engines_agree_on_the_liveness_suite() {
 /// The random flag-and-spin program of `seed` (`tangle::gen::spin`), its shape (threads,
 /// subgroup, workgroup) taken in turn from `shapes`, collective steps on two seeds in three.
 fn spin_program(seed: u64, shapes: [(u32, u32, u32); 4]) -> (String, tangle::syntax::ast::Test) {
+    spin_program_with(seed, shapes, false)
+}
+
+/// As [`spin_program`], with lock loops when `locks` ([`tangle::gen::spin::SpinConfig::locks`]).
+fn spin_program_with(
+    seed: u64,
+    shapes: [(u32, u32, u32); 4],
+    locks: bool,
+) -> (String, tangle::syntax::ast::Test) {
     use tangle::gen::spin::{generate, SpinConfig};
     let (threads, subgroup, workgroup) = shapes[seed as usize % 4];
     let cfg = SpinConfig {
@@ -495,6 +504,7 @@ fn spin_program(seed: u64, shapes: [(u32, u32, u32); 4]) -> (String, tangle::syn
         subgroup,
         workgroup,
         collective: !seed.is_multiple_of(3),
+        locks,
     };
     let text = generate(seed, &cfg);
     let test = tangle::syntax::parse("spin.litmus", text.as_bytes())
@@ -757,6 +767,136 @@ fn outcomes_past_the_loop_bound_are_complete_where_the_engines_say_so() {
         closed >= 100 && idle >= 50 && equal * 2 >= closed + idle && allowed >= 10,
         "{summary}"
     );
+}
+
+/// Idle iterations (docs/progress.md, "Idle iterations"): random flag-and-spin programs with
+/// lock loops, whose iterations are idle on some paths and busy on others, at `--unroll 3`.
+/// Where the loop bound cuts only partly idle loops and an engine still calls its outcome
+/// list complete (enough iterations of the cut loop were idle), the list must hold every
+/// outcome Z3 finds at `--unroll 6` (all of them when that list is complete too), and no
+/// verdict may contradict Z3's there. Programs whose busy iterations can repeat forever (a
+/// waiting writer) must stay in doubt.
+#[test]
+fn partly_idle_cuts_hide_no_outcome() {
+    use tangle::query::{self, Analysis, Verdict};
+    use tangle::vocab::{Class, Kind};
+    let models: Vec<Model> = Model::builtin();
+    let explored: Vec<Model> = (models.iter())
+        .filter(|m| m.class(Kind::Sgop) != Class::Symbolic)
+        .cloned()
+        .collect();
+    let (mut judged, mut equal, mut doubted) = (0, 0, 0);
+    let mut bad = Vec::new();
+    for seed in 0..20u64 {
+        let (text, test) =
+            spin_program_with(seed, [(2, 1, 1), (2, 2, 2), (3, 1, 3), (2, 1, 2)], true);
+        let short = query::compile(&test, 3).unwrap();
+        if !short.has_partly_idle_cuts() {
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        let long = to_the_bound(&test, 6);
+        let z = query::analyse_models(
+            &test,
+            &long,
+            &models,
+            &smt()
+                .with_outcomes(true)
+                .with_unroll(6)
+                .with_timeout_ms(Some(20_000)),
+        );
+        let reference = |m: &str| z.iter().find(|b| b.model == m).unwrap();
+        let e = query::analyse_models(
+            &test,
+            &short,
+            &explored,
+            &opts().with_outcomes(true).with_unroll(3),
+        );
+        let zs = query::analyse_models(
+            &test,
+            &short,
+            &models,
+            &smt().with_outcomes(true).with_unroll(3),
+        );
+        let mut compare = |a: &Analysis, engine: &str| {
+            let b = reference(&a.model);
+            if matches!(b.verdict, Verdict::Unknown(_)) && b.outcomes.is_empty() {
+                return;
+            }
+            if a.bound_hit.is_some() || !a.outcomes_complete {
+                doubted += 1;
+                return;
+            }
+            judged += 1;
+            let (same, why) = past_the_bound_against(a, b);
+            if let Some(why) = why {
+                bad.push(format!("seed {seed} {} ({engine}): {why}\n{text}", a.model));
+            }
+            equal += usize::from(same);
+            if a.verdict == Verdict::Forbidden && b.verdict == Verdict::Allowed {
+                bad.push(format!(
+                    "seed {seed} {} ({engine}): forbid, Z3 deeper allows",
+                    a.model
+                ));
+            }
+        };
+        for a in &e {
+            compare(a, "explorer");
+        }
+        for a in &zs {
+            compare(a, "Z3");
+        }
+        eprintln!("seed {seed}: {:?}", t0.elapsed());
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    let summary = format!(
+        "judged past partly idle cuts {judged} ({equal} sets equal to Z3's at --unroll 6), in doubt {doubted}"
+    );
+    eprintln!("{summary}");
+    assert!(judged >= 50 && doubted > 0, "{summary}");
+}
+
+/// Idle iterations, pinned on two tests (docs/progress.md, "Idle iterations"): a
+/// test-and-test-and-set lock is decided past the bound by both engines (the iterations that
+/// find the lock taken are idle, and at most one exchange per other lane fails), under a
+/// lockstep model and an independent one, with one lane per subgroup and with two (the
+/// explorer keeps the doubt under CM with two lanes, see below); a
+/// waiting writer, whose busy iterations may repeat forever, stays in doubt at `--unroll 3`
+/// and is allowed at 8.
+#[test]
+fn idle_iterations_decide_a_lock_and_not_a_waiting_writer() {
+    use tangle::query::{self, Verdict};
+    let data = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/cat")
+            .join(name);
+        tangle::syntax::parse_file(&path).unwrap()
+    };
+    let lock = data("ttas.litmus");
+    let mut pair = lock.clone();
+    pair.subgroup = 2;
+    let writer = data("waiting_writer.litmus");
+    for engine in [opts(), smt()] {
+        for m in ["CM", "SSO"] {
+            let model = Model::by_name(m).unwrap();
+            for t in [&lock, &pair] {
+                let a = query::analyse(t, &model, &engine).unwrap();
+                let what = format!("{m}, subgroup {}", t.subgroup);
+                // The explorer judges at the first cut: under CM the other lane may not have
+                // finished its iteration then, and the doubt stays (Z3 follows it to its end).
+                if engine.engine == tangle::query::Engine::Explore && t.subgroup == 2 && m == "CM" {
+                    assert!(matches!(a.verdict, Verdict::Unknown(_)), "{what}");
+                    continue;
+                }
+                assert_eq!(a.verdict, Verdict::Forbidden, "{what}");
+                assert!(a.bound_hit.is_none(), "{what}");
+            }
+            let short = query::analyse(&writer, &model, &engine.clone().with_unroll(3)).unwrap();
+            assert!(matches!(short.verdict, Verdict::Unknown(_)), "{m}");
+            let long = query::analyse(&writer, &model, &engine.clone()).unwrap();
+            assert_eq!(long.verdict, Verdict::Allowed, "{m}");
+        }
+    }
 }
 
 /// Two lanes waiting in one loop spin apart under SSO, Spec and Lazy; their distance cannot

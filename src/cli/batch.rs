@@ -149,8 +149,22 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         // The first memory model's budget includes unrolling; each later one starts afresh.
         opts.start = Some(std::time::Instant::now());
         opts.memory = flagged.cloned().flatten();
-        let prog = match query::compile_for(t, &opts) {
-            Ok(p) => p,
+        tracing::info!(test = %t.name, "analysing");
+        let memory_opts = opts.clone();
+        let answered = query::deepening(t, &opts, |prog| {
+            let mut opts = memory_opts.clone();
+            let mut out = Vec::new();
+            for (i, mm) in memories.iter().enumerate() {
+                if i > 0 {
+                    opts.start = Some(std::time::Instant::now());
+                }
+                opts.memory = mm.clone();
+                out.extend(query::analyse_models(t, prog, &models, &opts));
+            }
+            out
+        });
+        match answered {
+            Ok(out) => analyses.extend(out),
             Err(query::QueryError::Exhausted(e)) => {
                 for mm in &memories {
                     opts.memory = mm.clone();
@@ -164,14 +178,6 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
                 bar.inc(1);
                 continue;
             }
-        };
-        tracing::info!(test = %t.name, "analysing");
-        for (i, mm) in memories.iter().enumerate() {
-            if i > 0 {
-                opts.start = Some(std::time::Instant::now());
-            }
-            opts.memory = mm.clone();
-            analyses.extend(query::analyse_models(t, &prog, &models, &opts));
         }
         bar.inc(1);
     }

@@ -378,6 +378,47 @@ struct Thread {
     /// starts from, and its events then (the windows end there while it records no other).
     /// It goes on (the windows may not repeat).
     repeat: Option<(u32, u32, BlockId, u32)>,
+    /// Safety only: the instances of partly idle loops it entered, and how each went
+    /// (docs/progress.md, "Idle iterations").
+    rounds: Vec<Round>,
+}
+
+/// A thread in one instance of a partly idle loop ([`Program::partly_idle_loop`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Round {
+    /// The header of the instance's first iteration.
+    first: BlockId,
+    /// Iterations it began.
+    began: u32,
+    /// Bit k: iteration k was busy (it ran a busy block or left the loop). Iterations past
+    /// the 64th count as busy.
+    busy: u64,
+    /// It has not left the loop.
+    inside: bool,
+}
+
+impl Round {
+    fn mark_busy(&mut self) {
+        if let Some(bit) = 1u64.checked_shl(self.began - 1) {
+            self.busy |= bit;
+        }
+    }
+
+    /// Did it run iteration `k` as an idle one, going round? `None` while that is not
+    /// known: it has not finished that iteration, or not begun it and may still.
+    fn idle(&self, k: u32) -> Option<bool> {
+        if k >= 64 {
+            return None;
+        }
+        if self.began <= k {
+            // Not begun: it never will once it has left.
+            return (!self.inside).then_some(true);
+        }
+        if self.busy >> k & 1 == 1 {
+            return Some(false);
+        }
+        (k + 1 < self.began).then_some(true)
+    }
 }
 
 impl Thread {
@@ -710,6 +751,7 @@ fn explore_with<'p>(
                 entries: Vec::new(),
                 spin_from: None,
                 repeat: None,
+                rounds: Vec::new(),
             })
             .collect(),
         mem: prog.initial_memory(),
@@ -1744,6 +1786,65 @@ impl<'p> Explorer<'p> {
         }
     }
 
+    /// Follows thread `t` from block `from` into `to` through the instances of partly idle
+    /// loops: a first iteration begun, another begun by going round, a busy block run, the
+    /// loop left.
+    fn go_round(&self, t: &mut Thread, from: BlockId, to: BlockId) {
+        let prog = self.prog;
+        let (here, there) = (prog.partly_idle_loop(from), prog.partly_idle_loop(to));
+        let first = prog.first_round(to);
+        if here.is_some() && (here != there || first) {
+            if let Some(r) = t.rounds.last_mut().filter(|r| r.inside) {
+                r.mark_busy();
+                r.inside = false;
+            }
+        }
+        if first {
+            t.rounds.push(Round {
+                first: to,
+                began: 0,
+                busy: 0,
+                inside: true,
+            });
+        }
+        if there.is_none() {
+            return;
+        }
+        if let Some(r) = t.rounds.last_mut().filter(|r| r.inside) {
+            if prog.blocks[to as usize].role == Role::LoopHeader {
+                r.began += 1;
+            }
+            if prog.busy(to) {
+                r.mark_busy();
+            }
+        }
+    }
+
+    /// At the cut of thread `u` in a partly idle loop (at the header past the bound, which
+    /// begins no iteration): were enough of that loop instance's iterations idle for `u`'s
+    /// subgroup ([`Program::idle_rounds`]) that the cut hides no outcome? An iteration counts
+    /// when some lane began it and every lane that began it went round idle; one a lane may
+    /// still begin, or has not finished, does not (the run ends here, so the explorer may
+    /// count fewer than Z3, which follows every lane to its end).
+    fn idle_rounds(&self, s: &State, u: usize) -> bool {
+        let Some(mine) = s.threads[u].rounds.last().filter(|r| r.inside) else {
+            return false;
+        };
+        let lanes = self.prog.layout.subgroup_threads(self.sg(u));
+        let idle = (0..mine.began - 1)
+            .filter(|&k| {
+                lanes.clone().all(|w| {
+                    let t = &s.threads[w as usize];
+                    match t.rounds.iter().find(|r| r.first == mine.first) {
+                        Some(r) => r.idle(k) == Some(true),
+                        None => t.done || !self.prog.reaches(t.block, mine.first),
+                    }
+                })
+            })
+            .count();
+        idle as u32 >= self.prog.idle_rounds()
+    }
+
     /// Liveness under a memory model: each thread's status in `s`, whose successors are
     /// `succs` (a thread with no step there is blocked).
     fn statuses(&self, s: &State, succs: &[Outcome]) -> Vec<ThreadStatus> {
@@ -1826,7 +1927,8 @@ impl<'p> Explorer<'p> {
                 Target::Cut => {
                     // (Liveness under a memory model counts every cut: a loop idle for the
                     // outcomes may still change a dead register, so it never spins.)
-                    let idle = self.prog.idle_cut(block) && !self.spin_reduction;
+                    let idle = (self.prog.idle_cut(block) || self.idle_rounds(&s, u))
+                        && !self.spin_reduction;
                     return Outcome::Dead(DeadKind::Cut { idle }, step, None);
                 }
                 Target::Block(nb) => {
@@ -1841,6 +1943,9 @@ impl<'p> Explorer<'p> {
                     let t = &mut s.threads[u];
                     t.block = nb;
                     t.pc = 0;
+                    if !self.liveness {
+                        self.go_round(t, block, nb);
+                    }
                     if self.spin_reduction && self.prog.blocks[nb as usize].role == Role::LoopHeader
                     {
                         self.enter_header(t, nb);

@@ -15,6 +15,9 @@
 //! | store and exchange loop | `rN = 1; while (rN == 1) { x = 1; rN = atomicExchange(x, 2); }` (a loop that writes and can run forever alone) |
 //! | add | `atomicAdd(x, 1);` |
 //! | branch on a flag | `rN = x; if (rN == 1) { y = 1; }` |
+//! | lock ([`SpinConfig::locks`]) | `while (1) { rN = x; if (rN != 1) { rM = atomicExchange(x, 1); if (rM != 1) { break; } } }` (test and test-and-set: the iterations that find it taken are idle) |
+//! | flip ([`SpinConfig::locks`]) | `x = 2; x = 1;` (what keeps a waiting writer busy) |
+//! | waiting writer ([`SpinConfig::locks`]) | `while (1) { rN = x; if (rN == 1) { break; } if (rN == 2) { atomicAdd(y, 1); } }` (its busy iterations may repeat forever, and `y` counts them: the condition is then `x == 1 && y == 1`) |
 //!
 //! and, with [`SpinConfig::collective`], statements every thread runs between the arms: a
 //! workgroup `barrier();` or a subgroup op (`rN = subgroupAdd(1);`), or one inside one arm (a
@@ -34,6 +37,9 @@ pub struct SpinConfig {
     pub workgroup: u32,
     /// Barriers and subgroup ops between (and sometimes inside) the arms.
     pub collective: bool,
+    /// Lock loops too, whose iterations are idle on some paths and busy on others
+    /// (docs/progress.md, "Idle iterations").
+    pub locks: bool,
 }
 
 /// A random spin program as `.litmus` text.
@@ -67,7 +73,22 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
             for _ in 0..rng.range(1, 3) {
                 let g = rng.pick(&globals);
                 let v = rng.range(1, 2);
-                let line = match rng.below(if cfg.collective { 7 } else { 6 }) {
+                let kinds = if cfg.collective { 7 } else { 6 };
+                // With locks, three statements in ten are lock statements.
+                let line = match rng.below(kinds + 3 * usize::from(cfg.locks)) {
+                    k if k >= kinds => {
+                        // On `x`: `y` counts the waiting writer's busy iterations.
+                        let (r, w) = (fresh(), 3 - v);
+                        let pick = rng.below(10);
+                        if pick < 4 {
+                            let s = fresh();
+                            format!("    while (1) {{\n      {r} = x;\n      if ({r} != {v}) {{\n        {s} = atomicExchange(x, {v});\n        if ({s} != {v}) {{\n          break;\n        }}\n      }}\n    }}\n")
+                        } else if pick < 7 {
+                            format!("    while (1) {{\n      {r} = x;\n      if ({r} == {v}) {{\n        break;\n      }}\n      if ({r} == {w}) {{\n        atomicAdd(y, 1);\n      }}\n    }}\n")
+                        } else {
+                            format!("    x = {w};\n    x = {v};\n")
+                        }
+                    }
                     0 | 1 => format!("    {g} = {v};\n"),
                     2 | 3 => {
                         let r = fresh();
@@ -106,6 +127,11 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
         }
         text.push('\n');
     }
-    text.push_str("}\n\nexists (x == 1)\n");
+    // With locks, `y` counts a waiting writer's busy iterations: the condition observes it.
+    text.push_str(if cfg.locks {
+        "}\n\nexists (x == 1 && y == 1)\n"
+    } else {
+        "}\n\nexists (x == 1)\n"
+    });
     text
 }

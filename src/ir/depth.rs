@@ -38,14 +38,57 @@ pub fn unroll(
     idle_depth: IdleDepth,
     budget: &Budget,
 ) -> Result<Program, UnrollError> {
+    unroll_partly(cfg, unroll, idle_depth, None, budget)
+}
+
+/// As [`unroll`], with partly idle loops ([`idle::partly_idle_loops`]) at most
+/// [`partly_idle_depth`]`(round)` deep when `round` is given (at most `unroll` either way).
+pub fn unroll_partly(
+    cfg: Cfg,
+    unroll: u32,
+    idle_depth: IdleDepth,
+    round: Option<u32>,
+    budget: &Budget,
+) -> Result<Program, UnrollError> {
+    // A flag may need one idle iteration kept, the one that races (as `LanesAndOne` above).
+    let rounds_needed = if idle_depth == IdleDepth::LanesAndOne {
+        2
+    } else {
+        1
+    };
+    let partly = round.map(|k| partly_idle_depth(&cfg, rounds_needed, k));
+    let mut prog = choose_depths(cfg, unroll, idle_depth, partly, budget)?;
+    prog.rounds_needed = rounds_needed;
+    Ok(prog)
+}
+
+/// How deep partly idle loops are unrolled in deepening round `round` (0, 1, ...): a cut
+/// there is no doubt once enough iterations were idle ([`Program::idle_rounds`]), so a
+/// run needs as many iterations as lanes may leave, plus the idle ones, plus those that are
+/// busy; the last is unknown, so the depth starts at one busy iteration and doubles each
+/// round (`query::deepening`).
+pub fn partly_idle_depth(cfg: &Cfg, rounds_needed: u32, round: u32) -> u32 {
+    (cfg.layout.idle_depth() + rounds_needed + 1).saturating_mul(1 << round.min(16))
+}
+
+fn choose_depths(
+    cfg: Cfg,
+    unroll: u32,
+    idle_depth: IdleDepth,
+    partly: Option<u32>,
+    budget: &Budget,
+) -> Result<Program, UnrollError> {
     let unroll = unroll.max(1);
     let found = bounds::loop_depths(&cfg);
     // The most iterations each loop needs: idle ones, the subgroup's lanes.
-    let most: Vec<u32> = idle::idle_loops(&cfg, &super::live::Live::of(&cfg))
-        .iter()
-        .map(|i| match i {
+    let live = super::live::Live::of(&cfg);
+    let idle = idle::idle_loops(&cfg, &live);
+    let partly_idle = idle::partly_idle_loops(&cfg, &live, &idle);
+    let most: Vec<u32> = (idle.iter().zip(&partly_idle))
+        .map(|(i, p)| match i {
             Some(_) if idle_depth == IdleDepth::Lanes => cfg.layout.idle_depth(),
             Some(_) if idle_depth == IdleDepth::LanesAndOne => cfg.layout.idle_depth() + 1,
+            None if p.is_some() => partly.unwrap_or(bounds::MAX_DEPTH),
             _ => bounds::MAX_DEPTH,
         })
         .collect();

@@ -38,11 +38,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
     let info = &cfg.loops[l];
     let inside = |b: SBlockId| cfg.blocks[b].loops.contains(&l);
     // A loop inside this one makes its iterations more than one pass over the body.
-    if cfg
-        .blocks
-        .iter()
-        .any(|b| b.loops.contains(&l) && b.loops.last() != Some(&l))
-    {
+    if has_inner_loop(cfg, l) {
         return None;
     }
     // The blocks of an iteration that goes round: those that reach the continue target
@@ -65,27 +61,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
             }
         }
     }
-    // Registers the loop assigns: an expression over the others has one value throughout.
-    let mut varies = vec![false; cfg.regs.len()];
-    for blk in cfg.blocks.iter().filter(|b| b.loops.contains(&l)) {
-        for ins in &blk.instrs {
-            if let Some(r) = ins.op.writes() {
-                varies[r as usize] = true;
-            }
-        }
-    }
-    let invariant = |e: &Expr| {
-        let mut regs = Vec::new();
-        e.regs(&mut regs);
-        regs.iter().all(|&r| !varies[r as usize])
-    };
-    // Undefined in one iteration and defined in another: never for a total expression, nor
-    // for one the loop does not change (each iteration evaluates it to the same value).
-    let settled = |e: &Expr| total(e) || invariant(e);
-    let index_settled = |loc: &super::Loc| match loc.index {
-        Expr::Lit(i) => i < cfg.globals[loc.global as usize].len,
-        _ => invariant(&loc.index),
-    };
+    let inv = Invariants::of(cfg, l);
     let mut assigned = Vec::new();
     let mut swaps = Vec::new();
     for (b, blk) in cfg.blocks.iter().enumerate() {
@@ -94,17 +70,13 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
         }
         for (k, ins) in blk.instrs.iter().enumerate() {
             let safe = match &ins.op {
-                Op::Local { value, .. } => settled(value),
-                Op::Load { loc, .. } => index_settled(loc),
                 // A compare-exchange that fails only reads; it is idle when an iteration that
                 // goes round must have seen its compare fail.
                 Op::Atomic { op, loc, args, .. } if op.may_only_read() => {
                     swaps.push((b, k));
-                    index_settled(loc) && args.iter().all(settled)
+                    inv.index_settled(loc) && args.iter().all(|a| inv.settled(a))
                 }
-                // A fence orders; it changes nothing a later step reads.
-                Op::Fence { id } => id.as_ref().is_none_or(settled),
-                _ => false,
+                op => inv.quiet(op),
             };
             if !safe {
                 return None;
@@ -112,7 +84,7 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
             assigned.extend(ins.op.writes());
         }
         if let STerm::Branch { cond, .. } = &blk.term {
-            if !settled(cond) {
+            if !inv.settled(cond) {
                 return None;
             }
         }
@@ -137,6 +109,141 @@ fn is_idle(cfg: &Cfg, l: LoopId, live: &Live) -> Option<u32> {
                     .all(|&(b, k)| fails_going_round(cfg, l, b, k, p))
         })
         .map(|k| k as u32)
+}
+
+/// Does loop `l` hold a loop inside it? Its iterations are then more than one pass over its
+/// body, and neither rule here applies.
+fn has_inner_loop(cfg: &Cfg, l: LoopId) -> bool {
+    (cfg.blocks.iter()).any(|b| b.loops.contains(&l) && b.loops.last() != Some(&l))
+}
+
+/// What one iteration of a loop may do and still change nothing a later step sees, registers
+/// aside.
+struct Invariants<'c> {
+    cfg: &'c Cfg,
+    /// Registers the loop assigns: an expression over the others has one value throughout.
+    varies: Vec<bool>,
+}
+
+impl<'c> Invariants<'c> {
+    fn of(cfg: &'c Cfg, l: LoopId) -> Self {
+        let mut varies = vec![false; cfg.regs.len()];
+        for blk in cfg.blocks.iter().filter(|b| b.loops.contains(&l)) {
+            for ins in &blk.instrs {
+                if let Some(r) = ins.op.writes() {
+                    varies[r as usize] = true;
+                }
+            }
+        }
+        Invariants { cfg, varies }
+    }
+
+    fn invariant(&self, e: &Expr) -> bool {
+        let mut regs = Vec::new();
+        e.regs(&mut regs);
+        regs.iter().all(|&r| !self.varies[r as usize])
+    }
+
+    /// Undefined in one iteration and defined in another: never for a total expression, nor
+    /// for one the loop does not change (each iteration evaluates it to the same value).
+    fn settled(&self, e: &Expr) -> bool {
+        total(e) || self.invariant(e)
+    }
+
+    fn index_settled(&self, loc: &super::Loc) -> bool {
+        match loc.index {
+            Expr::Lit(i) => i < self.cfg.globals[loc.global as usize].len,
+            _ => self.invariant(&loc.index),
+        }
+    }
+
+    /// Does running `op` write no memory, meet no barrier or subgroup op and meet undefined
+    /// behaviour in every iteration or in none? (A fence orders; it changes nothing a later
+    /// step reads.)
+    fn quiet(&self, op: &Op) -> bool {
+        match op {
+            Op::Local { value, .. } => self.settled(value),
+            Op::Load { loc, .. } => self.index_settled(loc),
+            Op::Fence { id } => id.as_ref().is_none_or(|e| self.settled(e)),
+            _ => false,
+        }
+    }
+}
+
+/// For each loop of `cfg` that is not idle (`idle`, from [`idle_loops`]) but whose iterations
+/// may be, path by path: the blocks whose running makes an iteration from the header back to
+/// it *busy* (not idle). A test-and-test-and-set lock (`while (1) { r = ld(l); if (r == 0) {
+/// s = atomicExchange(l, 1); if (s == 0) { break; } } }`): the iteration that only reads the
+/// lock is idle, the one that exchanges is busy. An iteration is idle when it goes round
+/// running no busy block: a block with an instruction that is not quiet
+/// ([`Invariants::quiet`]) or assigns a register live at the header, or a branch whose
+/// condition may be undefined in one iteration and not another.
+///
+/// `None` for a loop that holds another loop, a barrier or a subgroup op anywhere (an
+/// iteration removed for one subgroup would change which instance of them the others meet),
+/// and for one where no path from the header goes round without a busy block.
+pub fn partly_idle_loops(
+    cfg: &Cfg,
+    live: &Live,
+    idle: &[Option<u32>],
+) -> Vec<Option<Vec<SBlockId>>> {
+    (0..cfg.loops.len())
+        .map(|l| {
+            if idle[l].is_some() {
+                return None;
+            }
+            busy_blocks(cfg, l, live)
+        })
+        .collect()
+}
+
+fn busy_blocks(cfg: &Cfg, l: LoopId, live: &Live) -> Option<Vec<SBlockId>> {
+    let info = &cfg.loops[l];
+    if has_inner_loop(cfg, l) {
+        return None;
+    }
+    let inside: Vec<SBlockId> = (0..cfg.blocks.len())
+        .filter(|&b| cfg.blocks[b].loops.contains(&l))
+        .collect();
+    let collective = |op: &Op| {
+        matches!(
+            op.kind(),
+            crate::vocab::Kind::Sgop | crate::vocab::Kind::Barrier
+        )
+    };
+    if (inside.iter()).any(|&b| cfg.blocks[b].instrs.iter().any(|i| collective(&i.op))) {
+        return None;
+    }
+    let inv = Invariants::of(cfg, l);
+    let at_header = live.at_entry(info.header);
+    let busy: Vec<SBlockId> = (inside.iter().copied())
+        .filter(|&b| {
+            let blk = &cfg.blocks[b];
+            let loud = (blk.instrs.iter()).any(|ins| {
+                !inv.quiet(&ins.op) || ins.op.writes().is_some_and(|r| at_header[r as usize])
+            });
+            let unsettled = matches!(&blk.term, STerm::Branch { cond, .. } if !inv.settled(cond));
+            loud || unsettled
+        })
+        .collect();
+    // Some iteration may be idle: a path of quiet blocks from the header to the back edge.
+    let mut seen = vec![false; cfg.blocks.len()];
+    let mut stack = vec![info.header];
+    while let Some(b) = stack.pop() {
+        if busy.contains(&b) || seen[b] {
+            continue;
+        }
+        seen[b] = true;
+        for s in successors(&cfg.blocks[b].term) {
+            if s == info.header {
+                return Some(busy);
+            }
+            if cfg.blocks[s].loops.contains(&l) {
+                stack.push(s);
+            }
+        }
+    }
+    None
 }
 
 /// Does the compare-exchange at instruction `k` of block `b` fail in every iteration of loop
@@ -239,6 +346,43 @@ mod tests {
         assert_eq!(idle(cas, "x == 1"), [Some(1)]);
         let cas_brk = "while (1) { r = atomicCompSwap(x, 0, 1); t = r == 0; if (t) { break; } }";
         assert_eq!(idle(cas_brk, "x == 1"), [Some(0)]);
+    }
+
+    /// Per loop, the busy blocks' count when the loop is partly idle.
+    fn partly(kernel: &str) -> Vec<Option<usize>> {
+        let text = format!(
+            "test t\nthreads 2\nglobal x\nglobal y[2]\nkernel {{ {kernel} }}\nexists (x == 1)\n"
+        );
+        let test = crate::syntax::parse("t.litmus", text.as_bytes()).unwrap();
+        let cfg = crate::ir::cfg::lower_observing(&test, &[]);
+        let live = crate::ir::live::Live::of(&cfg);
+        let idle = super::idle_loops(&cfg, &live);
+        (super::partly_idle_loops(&cfg, &live, &idle).iter())
+            .map(|b| b.as_ref().map(Vec::len))
+            .collect()
+    }
+
+    #[test]
+    fn loops_idle_on_some_paths_are_partly_idle() {
+        // Test and test-and-set: the exchange's block is busy, the path that finds the lock
+        // taken is not.
+        let ttas =
+            "while (1) { r = x; if (r == 0) { s = atomicExchange(x, 1); if (s == 0) { break; } } }";
+        assert_eq!(partly(ttas), [Some(1)]);
+        // A waiting writer: busy when it writes, idle when it only reads.
+        let ww = "while (1) { r = x; if (r == 1) { break; } if (r == 2) { atomicAdd(y[0], 1); } }";
+        assert_eq!(partly(ww), [Some(1)]);
+        // Idle loops are not partly idle; nor are loops busy on every path, loops holding a
+        // subgroup op or barrier, or a counter (the register read next time changes).
+        for k in [
+            "r = x; while (r != 1) { r = x; }",
+            "r = 0; while (r == 0) { r = atomicExchange(x, 1); }",
+            "while (1) { r = x; if (r == 1) { break; } s = subgroupAdd(1); }",
+            "while (1) { r = x; if (r == 1) { break; } if (r == 2) { barrier(); } }",
+            "r = 0; while (r < 3) { r = r + 1; s = x; if (s == 2) { y[0] = 1; } }",
+        ] {
+            assert_eq!(partly(k), [None], "{k}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub mod unroll;
 use crate::syntax::Span;
 use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, SgOp};
 
-pub use depth::{unroll, IdleDepth};
+pub use depth::{partly_idle_depth, unroll, unroll_partly, IdleDepth};
 pub use program::{Block, BlockId, Program, Target, Term};
 pub use unroll::UnrollError;
 

@@ -94,6 +94,13 @@ pub struct Program {
     /// Per loop, is it idle, and how many back edges a lane alone still needs
     /// ([`super::idle::idle_loops`])?
     pub(super) idle: Vec<Option<u32>>,
+    /// Per loop that is partly idle, the blocks that make an iteration busy
+    /// ([`super::idle::partly_idle_loops`]).
+    pub(super) partly_idle: Vec<Option<Vec<super::cfg::SBlockId>>>,
+    /// How many idle iterations of one loop instance make a cut there no doubt
+    /// ([`Program::idle_rounds`]): 1 for outcomes, 2 when a memory model's flags are asked
+    /// (one idle iteration may be the one that races).
+    pub(super) rounds_needed: u32,
     /// Which registers a later step may read, at each instruction ([`super::live`]).
     pub live: super::live::Live,
 }
@@ -218,6 +225,69 @@ impl Program {
         })
     }
 
+    /// The partly idle loop ([`super::idle::partly_idle_loops`]) whose iterations block `b`
+    /// belongs to, if any.
+    pub fn partly_idle_loop(&self, b: BlockId) -> Option<super::cfg::LoopId> {
+        let &l = self.cfg.blocks[self.blocks[b as usize].sblock]
+            .loops
+            .last()?;
+        self.partly_idle[l].is_some().then_some(l)
+    }
+
+    /// Does running block `b` make its iteration of a partly idle loop busy?
+    pub fn busy(&self, b: BlockId) -> bool {
+        let sb = self.blocks[b as usize].sblock;
+        (self.partly_idle_loop(b)).is_some_and(|l| {
+            self.partly_idle[l]
+                .as_ref()
+                .is_some_and(|v| v.contains(&sb))
+        })
+    }
+
+    /// Is `b` the header of the first iteration of a partly idle loop's instance?
+    pub fn first_round(&self, b: BlockId) -> bool {
+        let block = &self.blocks[b as usize];
+        block.role == Role::LoopHeader
+            && block.iters.last() == Some(&0)
+            && self.partly_idle_loop(b).is_some()
+    }
+
+    /// The iterations of the partly idle loop instance block `b` belongs to, in order: the
+    /// blocks of each, its header first.
+    pub fn rounds_of(&self, b: BlockId) -> Vec<Vec<BlockId>> {
+        let Some(l) = self.partly_idle_loop(b) else {
+            return Vec::new();
+        };
+        let here = &self.blocks[b as usize];
+        let outer = here.iters.len() - 1;
+        let mut rounds: Vec<Vec<BlockId>> = Vec::new();
+        for (id, blk) in self.blocks.iter().enumerate() {
+            let ls = &self.cfg.blocks[blk.sblock].loops;
+            if ls.last() != Some(&l) || blk.iters[..outer] != here.iters[..outer] {
+                continue;
+            }
+            let k = blk.iters[outer] as usize;
+            if rounds.len() <= k {
+                rounds.resize(k + 1, Vec::new());
+            }
+            if blk.role == Role::LoopHeader && blk.sblock == self.cfg.loops[l].header {
+                rounds[k].insert(0, id as BlockId);
+            } else {
+                rounds[k].push(id as BlockId);
+            }
+        }
+        rounds
+    }
+
+    /// How many idle iterations of one instance of a partly idle loop, each run by every
+    /// lane of the subgroup that began it and gone round by all of them, make a cut in that
+    /// instance no doubt (docs/progress.md, "Idle iterations"): removing such an iteration
+    /// from a run leaves a run with the same outcome, so a run that finishes past the bound
+    /// has a twin with none (or one, for a flag) that the bound cuts as well.
+    pub fn idle_rounds(&self) -> u32 {
+        self.rounds_needed
+    }
+
     /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
     pub fn has_idle_cuts(&self) -> bool {
         (0..self.blocks.len() as BlockId).any(|b| {
@@ -226,6 +296,32 @@ impl Program {
                 .targets()
                 .contains(&Target::Cut)
                 && self.idle_cut(b)
+        })
+    }
+
+    /// Was some partly idle loop that can be cut unrolled less deep than the bound
+    /// ([`super::unroll_partly`])? Deeper, its cut may be no doubt.
+    pub fn partly_idle_cut_short(&self) -> bool {
+        (0..self.blocks.len() as BlockId).any(|b| {
+            self.blocks[b as usize]
+                .term
+                .targets()
+                .contains(&Target::Cut)
+                && self
+                    .partly_idle_loop(b)
+                    .is_some_and(|l| self.depths[l] < self.unroll)
+        })
+    }
+
+    /// Can some run be cut by the loop bound in a partly idle loop
+    /// ([`Program::partly_idle_loop`])?
+    pub fn has_partly_idle_cuts(&self) -> bool {
+        (0..self.blocks.len() as BlockId).any(|b| {
+            self.blocks[b as usize]
+                .term
+                .targets()
+                .contains(&Target::Cut)
+                && self.partly_idle_loop(b).is_some()
         })
     }
 

@@ -129,6 +129,7 @@ pub fn unroll_to(
         .collect();
     let reach = reachability(&blocks);
     let live = super::live::Live::of(cfg);
+    let idle = super::idle::idle_loops(cfg, &live);
     Ok(Program {
         entry: new_id[0],
         blocks,
@@ -141,7 +142,9 @@ pub fn unroll_to(
         unroll,
         depths: depths.to_vec(),
         reach,
-        idle: super::idle::idle_loops(cfg, &live),
+        partly_idle: super::idle::partly_idle_loops(cfg, &live, &idle),
+        idle,
+        rounds_needed: 1,
         live,
         cfg: cfg.clone(),
         deps: std::sync::OnceLock::new(),

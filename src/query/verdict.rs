@@ -64,6 +64,12 @@ pub(super) fn conclude(
             prog.unroll
         ));
     }
+    if prog.has_partly_idle_cuts() {
+        a.notes.push(format!(
+            "the loop bound (--unroll {}; loops idle on some paths go deeper only while needed) may cut loops some of whose iterations write nothing and change no live register: a run cut there after such an iteration finishes, if ever, with the outcome of a shorter run, so only runs cut with no idle iteration are a doubt (docs/progress.md, \"Idle iterations\")",
+            prog.unroll
+        ));
+    }
     a.bound_hit = f.cut.as_deref().map(render);
     for (kind, steps) in &f.ub {
         a.undefined_behaviour.push(UbReport {
@@ -87,8 +93,10 @@ pub(super) fn conclude(
     // behaviour that ends it are found within the bound), but a flag raised in an iteration
     // that went round is found only when the loop was unrolled one iteration deeper.
     a.flags_judged = opts.memory_has_flags();
-    let flags_in_idle_loops =
-        a.flags_judged && prog.has_idle_cuts() && !prog.idle_cuts_hide_no_flag();
+    // So it is for a partly idle loop's cut: two idle iterations are needed there.
+    let flags_in_idle_loops = a.flags_judged
+        && ((prog.has_idle_cuts() && !prog.idle_cuts_hide_no_flag())
+            || (prog.has_partly_idle_cuts() && prog.idle_rounds() < 2));
     a.undefined_behaviour_complete =
         proof && a.undefined_behaviour_undecided.is_empty() && !flags_in_idle_loops;
     let reasons: Vec<String> = f.doubts.into_iter().chain(f.partial).collect();

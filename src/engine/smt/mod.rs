@@ -199,6 +199,9 @@ pub struct Encoding<'p> {
     /// The cuts that may hide an outcome: `cut_any` without those of idle loops
     /// ([`crate::ir::Program::idle_cut`]).
     cut_doubt: Bool,
+    /// Cuts in partly idle loops, (thread, block, condition): a doubt only where too few of
+    /// the loop instance's iterations were idle ([`paths::Encoding::partly_idle_doubts`]).
+    round_cuts: Vec<(u32, BlockId, Bool)>,
     lits: BTreeMap<(Kind, Class), Bool>,
     a_noub: Bool,
     a_nocut: Bool,
@@ -369,6 +372,7 @@ impl<'p> Encoding<'p> {
             cut_any: Bool::from_bool(false),
             cut_thread: vec![Bool::from_bool(false); prog.layout.threads as usize],
             cut_doubt: Bool::from_bool(false),
+            round_cuts: Vec::new(),
             lits,
             a_noub: Bool::new_const("assume_no_ub"),
             a_nocut: Bool::new_const("assume_no_cut"),

@@ -166,7 +166,9 @@ impl<'p> Encoding<'p> {
                         Target::Cut => {
                             self.cut_any = or(&[self.cut_any.clone(), c.clone()]);
                             self.cut_thread[t] = or(&[self.cut_thread[t].clone(), c.clone()]);
-                            if !prog.idle_cut(bid) {
+                            if prog.partly_idle_loop(bid).is_some() {
+                                self.round_cuts.push((t as u32, bid, c.clone()));
+                            } else if !prog.idle_cut(bid) {
                                 self.cut_doubt = or(&[self.cut_doubt.clone(), c.clone()]);
                             }
                         }
@@ -175,7 +177,45 @@ impl<'p> Encoding<'p> {
                 self.edges[t].push(out);
             }
         }
+        self.partly_idle_doubts();
         Ok((finals, resolve))
+    }
+
+    /// The cuts in partly idle loops that may hide an outcome (docs/progress.md, "Idle
+    /// iterations"): those of runs in which fewer than [`crate::ir::Program::idle_rounds`]
+    /// iterations of the cut loop instance were idle for the cut thread's subgroup. An
+    /// iteration is idle when some lane of the subgroup began it and every lane that began
+    /// it went round, running no busy block.
+    fn partly_idle_doubts(&mut self) {
+        let prog = self.prog;
+        for (t, bid, c) in std::mem::take(&mut self.round_cuts) {
+            let rounds = prog.rounds_of(bid);
+            let lanes = prog.layout.subgroup_threads(prog.layout.subgroup_of(t));
+            // The last instance is the header past the bound, where the cut is: not an
+            // iteration.
+            let full = &rounds[..rounds.len() - 1];
+            let idle: Vec<Bool> = (full.iter().enumerate())
+                .map(|(k, blocks)| {
+                    let began = |u: u32| self.inb[u as usize][blocks[0] as usize].clone();
+                    let round = |u: u32| self.inb[u as usize][rounds[k + 1][0] as usize].clone();
+                    let busy = |u: u32| -> Bool {
+                        let on: Vec<Bool> = (blocks.iter())
+                            .filter(|&&b| prog.busy(b))
+                            .map(|&b| self.inb[u as usize][b as usize].clone())
+                            .collect();
+                        or(&on)
+                    };
+                    let someone: Vec<Bool> = lanes.clone().map(began).collect();
+                    let each: Vec<Bool> = (lanes.clone())
+                        .map(|u| implies(&began(u), &and(&[&round(u), &not(&busy(u))])))
+                        .collect();
+                    and(&[&or(&someone), &and(&each.iter().collect::<Vec<_>>())])
+                })
+                .collect();
+            let enough = at_least(&idle, prog.idle_rounds());
+            let doubt = and(&[&c, &not(&enough)]);
+            self.cut_doubt = or(&[self.cut_doubt.clone(), doubt]);
+        }
     }
 
     /// Liveness: the undefined behaviour recorded since `before` happens at this event (a hang
@@ -418,4 +458,17 @@ fn write(l: &mut Live, opt: &Option<Bool>, dst: u32, v: BV, ready: Time) {
             l.ready[k] = ready;
         }
     }
+}
+
+/// At least `k` of `lits` hold (a sequential counter; `k` is 1 or 2 here).
+fn at_least(lits: &[Bool], k: u32) -> Bool {
+    // reach[j]: at least j of the literals seen so far hold.
+    let mut reach: Vec<Bool> = vec![Bool::from_bool(true)];
+    reach.extend((0..k).map(|_| Bool::from_bool(false)));
+    for l in lits {
+        for j in (1..=k as usize).rev() {
+            reach[j] = or(&[reach[j].clone(), and(&[&reach[j - 1], l])]);
+        }
+    }
+    reach[k as usize].clone()
 }
