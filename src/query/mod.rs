@@ -492,18 +492,48 @@ pub fn deepening(
     mut run: impl FnMut(&Program) -> Vec<Analysis>,
 ) -> Result<Vec<Analysis>, QueryError> {
     let mut round = 0;
+    let mut last: Option<(Vec<u32>, Vec<Analysis>)> = None;
     loop {
         let at = Options {
             partly_idle_round: Some(round),
             ..opts.clone()
         };
-        let prog = compile_for(test, &at)?;
-        let out = run(&prog);
+        let prog = match compile_for(test, &at) {
+            Ok(p) => p,
+            // A deeper program that cannot be built keeps the shallower answers.
+            Err(_) if last.is_some() => return Ok(last.expect("a round ran").1),
+            Err(e) => return Err(e),
+        };
+        // The same depths as the round before (trimmed by `ir::bounds`, or capped): nothing
+        // new to learn.
+        if let Some((depths, out)) = &last {
+            if *depths == prog.depths {
+                return Ok(out.clone());
+            }
+        }
+        let mut out = run(&prog);
+        // Every answer is sound at any depth: a shallower round's decided answer stands
+        // where a deeper one ran out.
+        if let Some((_, before)) = &last {
+            for (a, b) in out.iter_mut().zip(before) {
+                if matches!(a.verdict, Verdict::Unknown(_))
+                    && !matches!(b.verdict, Verdict::Unknown(_))
+                {
+                    *a = b.clone();
+                }
+            }
+        }
         let doubt = out.iter().any(|a| a.bound_hit.is_some());
-        if !doubt || !prog.partly_idle_cut_short() || opts.budget().check("deepening").is_err() {
+        let capped = ir::partly_idle_depth(&prog.cfg, prog.idle_rounds(), round) >= opts.unroll;
+        if !doubt
+            || capped
+            || !prog.partly_idle_cut_short()
+            || opts.budget().check("deepening").is_err()
+        {
             return Ok(out);
         }
         tracing::debug!(round, "a cut in a partly idle loop: deeper");
+        last = Some((prog.depths.clone(), out));
         round += 1;
     }
 }

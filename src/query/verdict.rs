@@ -66,7 +66,7 @@ pub(super) fn conclude(
     }
     if prog.has_partly_idle_cuts() {
         a.notes.push(format!(
-            "the loop bound (--unroll {}; loops idle on some paths go deeper only while needed) may cut loops some of whose iterations write nothing and change no live register: a run cut there after such an iteration finishes, if ever, with the outcome of a shorter run, so only runs cut with no idle iteration are a doubt (docs/progress.md, \"Idle iterations\")",
+            "the loop bound (--unroll {}; loops idle on some paths go deeper only while needed) may cut loops some of whose iterations write nothing and change no live register: a run cut there after such an iteration finishes, if ever, with the outcome of a shorter run, so only runs cut with no idle iteration (fewer than two when flags are asked) are a doubt (docs/progress.md, \"Idle iterations\")",
             prog.unroll
         ));
     }
