@@ -215,13 +215,11 @@ impl Program {
     /// one iteration deeper than its subgroup has lanes.
     pub fn idle_cuts_hide_no_flag(&self) -> bool {
         let needed = self.layout.idle_depth() + 1;
-        (0..self.blocks.len() as BlockId).all(|b| {
-            let block = &self.blocks[b as usize];
-            !(block.term.targets().contains(&Target::Cut) && self.idle_cut(b))
-                || self.cfg.blocks[block.sblock]
-                    .loops
-                    .last()
-                    .is_some_and(|&l| self.depths[l] >= needed)
+        (self.cut_blocks()).filter(|&b| self.idle_cut(b)).all(|b| {
+            self.cfg.blocks[self.blocks[b as usize].sblock]
+                .loops
+                .last()
+                .is_some_and(|&l| self.depths[l] >= needed)
         })
     }
 
@@ -288,41 +286,33 @@ impl Program {
         self.rounds_needed
     }
 
-    /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
-    pub fn has_idle_cuts(&self) -> bool {
-        (0..self.blocks.len() as BlockId).any(|b| {
+    /// The blocks with an edge to the loop bound's cut.
+    fn cut_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.blocks.len() as BlockId).filter(|&b| {
             self.blocks[b as usize]
                 .term
                 .targets()
                 .contains(&Target::Cut)
-                && self.idle_cut(b)
         })
+    }
+
+    /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
+    pub fn has_idle_cuts(&self) -> bool {
+        self.cut_blocks().any(|b| self.idle_cut(b))
     }
 
     /// Was some partly idle loop that can be cut unrolled less deep than the bound
     /// ([`super::unroll_partly`])? Deeper, its cut may be no doubt.
     pub fn partly_idle_cut_short(&self) -> bool {
-        (0..self.blocks.len() as BlockId).any(|b| {
-            self.blocks[b as usize]
-                .term
-                .targets()
-                .contains(&Target::Cut)
-                && self
-                    .partly_idle_loop(b)
-                    .is_some_and(|l| self.depths[l] < self.unroll)
-        })
+        (self.cut_blocks())
+            .any(|b| (self.partly_idle_loop(b)).is_some_and(|l| self.depths[l] < self.unroll))
     }
 
     /// Can some run be cut by the loop bound in a partly idle loop
     /// ([`Program::partly_idle_loop`])?
     pub fn has_partly_idle_cuts(&self) -> bool {
-        (0..self.blocks.len() as BlockId).any(|b| {
-            self.blocks[b as usize]
-                .term
-                .targets()
-                .contains(&Target::Cut)
-                && self.partly_idle_loop(b).is_some()
-        })
+        self.cut_blocks()
+            .any(|b| self.partly_idle_loop(b).is_some())
     }
 
     /// Is block `to` reachable from block `from` by at least one edge? This is what makes a
