@@ -1358,6 +1358,8 @@ fn open_reads_and_workgroups_one_at_a_time_change_no_verdict() {
         let run = |shortcuts| {
             let eo = ExploreOptions {
                 max_states: 150_000,
+                // A run cut short is left out: a few programs take seconds of candidate checks.
+                budget: tangle::budget::Budget::new(Some(std::time::Duration::from_secs(2)), None),
                 memory: Some(mm.clone()),
                 shortcuts,
                 ..ExploreOptions::default()

@@ -562,7 +562,7 @@ fn the_engines_agree_on_random_spin_programs() {
 fn lockstep_lassos_agree_with_the_explorer_on_random_spin_programs() {
     let (mut both, mut found) = (0, 0);
     let mut bad = Vec::new();
-    for seed in 0..24u64 {
+    for seed in 0..16u64 {
         let (text, test) = spin_program(seed, [(2, 2, 2), (4, 2, 2), (4, 2, 4), (3, 3, 3)]);
         for m in ["CM", "SCF"] {
             let m = Model::by_name(m).unwrap();
@@ -701,7 +701,8 @@ fn past_the_bound_against(
 /// random flag-and-spin programs (`tangle::gen::spin`). Where an engine still calls its
 /// outcome list complete there (the explorer: its places close or the cut loops are idle; Z3:
 /// the cut loops are idle), the list must hold every outcome Z3 finds at `--unroll 10` (all of
-/// them when Z3's list is complete there too), and no verdict may contradict Z3's.
+/// them when Z3's list is complete there too), and no verdict may contradict Z3's. The
+/// reference gets 3 s a program: cut short, it still lists only outcomes that happen.
 #[test]
 fn outcomes_past_the_loop_bound_are_complete_where_the_engines_say_so() {
     use tangle::query::{self, Analysis, Verdict};
@@ -721,7 +722,7 @@ fn outcomes_past_the_loop_bound_are_complete_where_the_engines_say_so() {
             &test,
             &long,
             &models,
-            &smt().with_outcomes(true).with_unroll(10),
+            &(smt().with_outcomes(true).with_unroll(10)).with_timeout_ms(Some(3000)),
         );
         let e = query::analyse_models(
             &test,
@@ -803,7 +804,7 @@ fn partly_idle_cuts_hide_no_outcome() {
             &smt()
                 .with_outcomes(true)
                 .with_unroll(6)
-                .with_timeout_ms(Some(20_000)),
+                .with_timeout_ms(Some(6_000)),
         );
         let reference = |m: &str| z.iter().find(|b| b.model == m).unwrap();
         let e = query::analyse_models(
@@ -948,7 +949,9 @@ fn idle_loops_under_a_memory_model_hide_no_outcome() {
     let sso = vec![Model::by_name("SSO").unwrap()];
     let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
     let with = |o: Options| {
-        let mut o = o.with_outcomes(true).with_timeout_ms(Some(20_000));
+        // (Under ptx the explorer judges every interleaving of two exchange loops with fences
+        // apart, its schedule being part of the execution: seconds where Z3 takes 0.1 s.)
+        let mut o = o.with_outcomes(true).with_timeout_ms(Some(3_000));
         o.memory = Some(ptx.clone());
         o
     };
@@ -967,7 +970,8 @@ fn idle_loops_under_a_memory_model_hide_no_outcome() {
             continue;
         }
         let long = to_the_bound(&test, 6);
-        let z = &query::analyse_models(&test, &long, &sso, &with(smt().with_unroll(6)))[0];
+        let deep = with(smt().with_unroll(6)).with_timeout_ms(Some(6_000));
+        let z = &query::analyse_models(&test, &long, &sso, &deep)[0];
         for (engine, o) in [("explorer", opts()), ("Z3", smt())] {
             let a = &query::analyse_models(&test, &short, &sso, &with(o.with_unroll(2)))[0];
             if !a.outcomes_complete {
@@ -1125,7 +1129,7 @@ fn under_ptx_the_ptx_liveness_sample_matches_the_published_rows() {
 }
 
 /// The reduction over relaxed runs under `sc.cat` against the built-in SC's state graph: on
-/// the liveness suite (every model whose loop steps run alone there) and thirty random
+/// the liveness suite (every model whose loop steps run alone there) and twenty random
 /// flag-and-spin programs, under the progress models, they never contradict each other, and
 /// both decide most answers. Two algorithms for one question: lassos of SC states, and runs
 /// that stop with every spinning read reading the coherence-last write.
@@ -1173,7 +1177,7 @@ fn liveness_under_sc_cat_agrees_with_the_built_in_sc() {
         }
     }
     let sso = Model::by_name("SSO").unwrap();
-    for seed in 0..30u64 {
+    for seed in 0..20u64 {
         let (text, test) = spin_program(seed, [(2, 1, 1), (2, 2, 2), (3, 1, 3), (4, 2, 2)]);
         for p in ["fair", "hsa", "obe", "unfair"] {
             check(&text, &test, &sso, &Progress::parse(p).unwrap());
@@ -1182,7 +1186,7 @@ fn liveness_under_sc_cat_agrees_with_the_built_in_sc() {
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
     eprintln!("{both} decided by both ({violated} violated), {declined} unknown under sc.cat");
     assert!(
-        both >= 70 && violated >= 25,
+        both >= 50 && violated >= 20,
         "{both} decided by both ({violated} violated), {declined} unknown under sc.cat"
     );
 }
