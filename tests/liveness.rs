@@ -857,6 +857,34 @@ fn partly_idle_cuts_hide_no_outcome() {
     assert!(judged >= 50 && doubted > 0, "{summary}");
 }
 
+/// A doubt names how deep a partly idle loop was unrolled when that is less than `--unroll`
+/// (`query::deepening` stopped early, its budget spent), for raising `--unroll` would not
+/// help there; unrolled to the bound, the doubt names the bound alone.
+#[test]
+fn a_doubt_names_the_depth_of_a_loop_left_shallow() {
+    use tangle::query::{self, Verdict};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cat/waiting_writer.litmus");
+    let writer = tangle::syntax::parse_file(&path).unwrap();
+    let shallow = Options {
+        partly_idle_round: Some(0),
+        ..smt().with_unroll(8)
+    };
+    let prog = query::compile_for(&writer, &shallow).unwrap();
+    assert!(prog.partly_idle_cut_short());
+    let sso = [Model::by_name("SSO").unwrap()];
+    let a = &query::analyse_models(&writer, &prog, &sso, &shallow)[0];
+    let Verdict::Unknown(why) = &a.verdict else {
+        panic!("{:?}", a.verdict)
+    };
+    assert!(
+        why.contains("(--unroll 8; a loop idle on some paths was unrolled only "),
+        "{why}"
+    );
+    let full = query::compile(&writer, 8).unwrap();
+    assert!(!full.partly_idle_cut_short());
+    assert_eq!(full.bound_words(), "--unroll 8");
+}
+
 /// Idle iterations, pinned on two tests (docs/progress.md, "Idle iterations"): a
 /// test-and-test-and-set lock is decided past the bound by both engines (the iterations that
 /// find the lock taken are idle, and at most one exchange per other lane fails), under a

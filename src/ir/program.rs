@@ -308,6 +308,24 @@ impl Program {
             .any(|b| (self.partly_idle_loop(b)).is_some_and(|l| self.depths[l] < self.unroll))
     }
 
+    /// The loop bound as a doubt names it: `--unroll N`, and how deep a partly idle loop that
+    /// can be cut was unrolled when that is less (`query::deepening` stopped before the
+    /// bound, its budget spent), so that the user knows raising `--unroll` is not the cure.
+    pub fn bound_words(&self) -> String {
+        let short = (self.cut_blocks())
+            .filter_map(|b| self.partly_idle_loop(b))
+            .map(|l| self.depths[l])
+            .filter(|&d| d < self.unroll)
+            .max();
+        match short {
+            None => format!("--unroll {}", self.unroll),
+            Some(d) => format!(
+                "--unroll {}; a loop idle on some paths was unrolled only {d} deep",
+                self.unroll
+            ),
+        }
+    }
+
     /// Can some run be cut by the loop bound in a partly idle loop
     /// ([`Program::partly_idle_loop`])?
     pub fn has_partly_idle_cuts(&self) -> bool {

@@ -380,8 +380,8 @@ fn outcome_set(
     let mut why = Vec::new();
     match enc.cut(m) {
         Answer::Yes(_) => why.push(format!(
-            "an execution can be cut by the loop bound (--unroll {})",
-            prog.unroll
+            "an execution can be cut by the loop bound ({})",
+            prog.bound_words()
         )),
         Answer::Unknown(r) => why.push(format!(
             "could not decide whether the loop bound cuts an execution ({r})"

@@ -80,8 +80,8 @@ pub fn thin_air(
     let mut incomplete = Vec::new();
     if !matches!(enc.cut(models.symbolic), Answer::No) {
         incomplete.push(format!(
-            "an execution may be cut by the loop bound (--unroll {})",
-            prog.unroll
+            "an execution may be cut by the loop bound ({})",
+            prog.bound_words()
         ));
     }
     // The well-founded and speculative outcome sets come from the engine asked for; the

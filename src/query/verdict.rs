@@ -179,8 +179,8 @@ pub(super) fn from_smt(
     let cut = match enc.cut(m) {
         Answer::Yes(steps) => {
             doubts.push(format!(
-                "an execution can be cut by the loop bound (--unroll {})",
-                prog.unroll
+                "an execution can be cut by the loop bound ({})",
+                prog.bound_words()
             ));
             Some(steps)
         }
@@ -276,8 +276,8 @@ pub(super) fn from_exploration(
         ));
     } else if cut.is_some() {
         doubts.push(format!(
-            "an execution was cut by the loop bound (--unroll {})",
-            prog.unroll
+            "an execution was cut by the loop bound ({})",
+            prog.bound_words()
         ));
     }
     let ex = past.unwrap_or(ex);
