@@ -722,7 +722,10 @@ fn outcomes_past_the_loop_bound_are_complete_where_the_engines_say_so() {
             &test,
             &long,
             &models,
-            &(smt().with_outcomes(true).with_unroll(10)).with_timeout_ms(Some(3000)),
+            &smt()
+                .with_outcomes(true)
+                .with_unroll(10)
+                .with_timeout_ms(Some(3000)),
         );
         let e = query::analyse_models(
             &test,

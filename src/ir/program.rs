@@ -304,20 +304,24 @@ impl Program {
     /// Was some partly idle loop that can be cut unrolled less deep than the bound
     /// ([`super::unroll_partly`])? Deeper, its cut may be no doubt.
     pub fn partly_idle_cut_short(&self) -> bool {
+        self.partly_idle_short_depth().is_some()
+    }
+
+    /// How deep the deepest partly idle loop that can be cut and was unrolled short of the
+    /// bound went (`None`: none was).
+    fn partly_idle_short_depth(&self) -> Option<u32> {
         (self.cut_blocks())
-            .any(|b| (self.partly_idle_loop(b)).is_some_and(|l| self.depths[l] < self.unroll))
+            .filter_map(|b| self.partly_idle_loop(b))
+            .map(|l| self.depths[l])
+            .filter(|&d| d < self.unroll)
+            .max()
     }
 
     /// The loop bound as a doubt names it: `--unroll N`, and how deep a partly idle loop that
     /// can be cut was unrolled when that is less (`query::deepening` stopped before the
     /// bound, its budget spent), so that the user knows raising `--unroll` is not the cure.
     pub fn bound_words(&self) -> String {
-        let short = (self.cut_blocks())
-            .filter_map(|b| self.partly_idle_loop(b))
-            .map(|l| self.depths[l])
-            .filter(|&d| d < self.unroll)
-            .max();
-        match short {
+        match self.partly_idle_short_depth() {
             None => format!("--unroll {}", self.unroll),
             Some(d) => format!(
                 "--unroll {}; a loop idle on some paths was unrolled only {d} deep",
