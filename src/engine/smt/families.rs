@@ -13,7 +13,7 @@ use super::terms::{and, bv, eq};
 use super::Encoding;
 use std::collections::HashSet;
 use z3::ast::{Ast, Bool, Dynamic, Int, BV};
-use z3::{AstKind, Params, SatResult, Solver, SortKind};
+use z3::{AstKind, SatResult, Solver, SortKind};
 
 /// Fresh guard literals the queries create (`lit => constraint`, assumed only by the query
 /// that made them): pinned false, which makes their constraints vacuous, unless assumed now.
@@ -188,13 +188,10 @@ impl Encoding<'_> {
         for b in off {
             s.assert(b.not());
         }
-        let mut p = Params::new();
         let ms = self
             .budget
             .solver_ms()
             .map_or(CHECK_MS, |m| m.min(CHECK_MS));
-        p.set_u32("timeout", ms);
-        s.set_params(&p);
         for k in &consts.0 {
             match k.sort_kind() {
                 SortKind::Bool => {
@@ -242,7 +239,7 @@ impl Encoding<'_> {
         }
         let refs: Vec<&Bool> = all.iter().collect();
         s.assert(and(&refs).not());
-        let unsat = s.check() == SatResult::Unsat;
+        let unsat = super::deadline::within(Some(ms), || s.check()).0 == SatResult::Unsat;
         // The model gave these values: a family must contain the outcome it came from.
         unsat && targets.iter().all(|&(o, x)| model_u32(model, o) == x)
     }

@@ -27,6 +27,7 @@
 //! Architecture invariant: this is the only module that talks to Z3.
 
 mod cat;
+mod deadline;
 mod decode;
 mod families;
 pub mod liveness;
@@ -686,17 +687,13 @@ impl<'p> Encoding<'p> {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(ms) = ms {
-            let mut p = Params::new();
-            p.set_u32("timeout", ms);
-            solver.set_params(&p);
-        }
         let start = std::time::Instant::now();
-        let result = solver.check_assumptions(assumptions);
+        let (result, late) = deadline::within(ms, || solver.check_assumptions(assumptions));
         tracing::debug!(?result, elapsed = ?start.elapsed(), assumptions = assumptions.len(), dl = !std::ptr::eq(solver, &self.solver), "solver call");
         match result {
             SatResult::Sat => Answer::Yes(solver.get_model().expect("sat has a model")),
             SatResult::Unsat => Answer::No,
+            SatResult::Unknown if late => Answer::Unknown("timeout".into()),
             SatResult::Unknown => Answer::Unknown(
                 solver
                     .get_reason_unknown()

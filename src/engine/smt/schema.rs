@@ -155,9 +155,6 @@ pub fn class_implies(kind: Kind, a: Class, b: Class, timeout_ms: u32) -> Answer<
     }
     let s = Schema::new();
     let solver = Solver::new();
-    let mut p = z3::Params::new();
-    p.set_u32("timeout", timeout_ms);
-    solver.set_params(&p);
     for f in s.facts() {
         solver.assert(&f);
     }
@@ -172,11 +169,12 @@ pub fn class_implies(kind: Kind, a: Class, b: Class, timeout_ms: u32) -> Answer<
         };
         solver.push();
         solver.assert(body.not());
-        let r = solver.check();
+        let (r, late) = super::deadline::within(Some(timeout_ms), || solver.check());
         solver.pop(1);
         match r {
             SatResult::Unsat => return Answer::Yes(()),
             SatResult::Sat => {}
+            SatResult::Unknown if late => reason = Some("timeout".into()),
             SatResult::Unknown => reason = solver.get_reason_unknown(),
         }
     }
