@@ -1470,3 +1470,48 @@ fn places_keep_the_registers_of_finished_threads() {
         );
     }
 }
+
+/// Runs that go round a loop are pruned under a memory model when no consistent execution can
+/// begin with them (docs/progress.md, "Liveness under a memory model"). A read may take its
+/// value from a write another thread performs later (load buffering past the edge, or past
+/// the cut), as for safety's cut runs. Before 2026-11-28 the pruning required a source
+/// inside the run: on `lb_hang` the explorer said `live` (every interleaving reaches a loop
+/// edge with such a read) while Z3 said `violated`; on `lb_hang_past` both said `live` at
+/// every bound. Both are hangs allowed by `vulkan.cat`.
+#[test]
+fn load_buffering_past_a_loop_edge_keeps_a_hang() {
+    let fair = Progress::parse("fair").unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    let vulkan = tangle::memory::MemoryModel::resolve("vulkan")
+        .unwrap()
+        .map(std::sync::Arc::new);
+    let file = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/cat")
+            .join(name);
+        tangle::syntax::parse_file(&path).unwrap()
+    };
+    let verdict = |test: &tangle::syntax::ast::Test, engine: Engine, unroll: u32| {
+        let mut o = Options::default()
+            .with_engine(engine)
+            .with_unroll(unroll)
+            .with_timeout_ms(Some(20_000));
+        o.memory = vulkan.clone();
+        liveness(test, &sso, &fair, &o).unwrap().verdict
+    };
+    let (hang, past) = (file("lb_hang.litmus"), file("lb_hang_past.litmus"));
+    for engine in [Engine::Explore, Engine::Smt] {
+        assert!(
+            matches!(verdict(&hang, engine, 8), LiveVerdict::Violated),
+            "lb_hang, {engine}"
+        );
+        assert!(
+            matches!(verdict(&past, engine, 2), LiveVerdict::Unknown(_)),
+            "lb_hang_past at --unroll 2, {engine}"
+        );
+        assert!(
+            matches!(verdict(&past, engine, 8), LiveVerdict::Violated),
+            "lb_hang_past at --unroll 8, {engine}"
+        );
+    }
+}

@@ -1969,10 +1969,23 @@ impl<'p> Explorer<'p> {
         let Some((mm, _)) = &self.relaxed else {
             return true;
         };
-        // (Asked at every loop edge: a cheap check, unjudged beyond 256 candidates.)
+        // (Asked at every loop edge: a cheap check, unjudged beyond 256 candidates.) A thread
+        // that has not terminated may still write what another's read took (load buffering
+        // past the edge): without that, a hang reached only so was pruned, and the answer
+        // was a wrong `live` (tests/data/cat/lb_hang.litmus).
         let init = self.prog.initial_memory();
+        let later: Vec<bool> = s.threads.iter().map(|t| !t.done).collect();
+        let runs = s.runs();
         !matches!(
-            memory::prefix_consistent_within(self.prog, mm, &s.runs(), &init, &self.budget, 256),
+            memory::prefix_consistent_within(
+                self.prog,
+                mm,
+                &runs,
+                &init,
+                &self.budget,
+                256,
+                &later
+            ),
             Ok(Some(false))
         )
     }

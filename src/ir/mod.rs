@@ -17,6 +17,7 @@ pub mod live;
 mod partial;
 pub mod program;
 pub mod unroll;
+pub mod writers;
 
 use crate::syntax::Span;
 use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, SgOp};

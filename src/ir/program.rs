@@ -91,6 +91,8 @@ pub struct Program {
     pub cfg: Cfg,
     /// Register dependencies, computed by [`super::deps`] when a memory model first asks.
     pub(super) deps: std::sync::OnceLock<Deps>,
+    /// Per thread, the globals it may write ([`super::writers`]), computed when first asked.
+    pub(super) writers: std::sync::OnceLock<Option<Vec<std::collections::BTreeSet<u32>>>>,
     /// Per loop, is it idle, and how many back edges a lane alone still needs
     /// ([`super::idle::idle_loops`])?
     pub(super) idle: Vec<Option<u32>>,
@@ -157,6 +159,50 @@ impl Program {
                 _ => None,
             })
             .collect()
+    }
+
+    /// May thread `thread` write `global` on some path ([`super::writers`])? A read of a run
+    /// cut short takes a write performed after the run's end only from such a thread.
+    pub fn may_write(&self, thread: u32, global: u32) -> bool {
+        let writers = self
+            .writers
+            .get_or_init(|| super::writers::thread_writes(&self.cfg));
+        (writers.as_ref()).is_none_or(|w| w[thread as usize].contains(&global))
+    }
+
+    /// The values a write of `global` may store, when every store and atomic to it writes a
+    /// literal (an exchange or a compare-exchange its operand; a compare-exchange that writes
+    /// the old value back, any value the global held: its initial values and the others);
+    /// `None` when some write computes its value. A read of a write performed after the run's
+    /// end takes one of these (docs/memory-models.md, "Runs cut short").
+    pub fn values_written(&self, global: u32) -> Option<std::collections::BTreeSet<u32>> {
+        use crate::vocab::{AtomicOp, Expr};
+        let mut values = std::collections::BTreeSet::new();
+        let mut old_values = false;
+        for ins in self.blocks.iter().flat_map(|b| &b.instrs) {
+            let value = match &ins.op {
+                super::Op::Store { loc, value } if loc.global == global => value,
+                super::Op::Atomic { loc, op, args, .. } if loc.global == global => match op {
+                    AtomicOp::Exchange => &args[0],
+                    AtomicOp::CompSwap => &args[1],
+                    AtomicOp::CompSwapWriteBack => {
+                        old_values = true;
+                        &args[1]
+                    }
+                    _ => return None,
+                },
+                _ => continue,
+            };
+            match value {
+                Expr::Lit(v) => values.insert(*v),
+                _ => return None,
+            };
+        }
+        if old_values {
+            let g = &self.globals[global as usize];
+            values.extend(g.init.iter().copied());
+        }
+        Some(values)
     }
 
     /// Can the value of the read at `at`, in thread `thread`, matter to the question

@@ -148,6 +148,7 @@ pub fn unroll_to(
         live,
         cfg: cfg.clone(),
         deps: std::sync::OnceLock::new(),
+        writers: std::sync::OnceLock::new(),
     })
 }
 

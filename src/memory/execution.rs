@@ -189,10 +189,9 @@ fn one_found(j: Judgement) -> Result<Option<bool>, EvalError> {
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
-/// [`prefix_consistent`] as a quick check, every read reading a write of the run (the
-/// liveness question's pruning of runs at loop edges: docs/memory-models.md, "Runs cut
-/// short"): `None` at once when the run has more than `cap` candidates (before pruning), and
-/// beyond `cap` choices searched.
+/// [`prefix_consistent`] as a quick check (the liveness question's pruning of runs at loop
+/// edges: docs/memory-models.md, "Runs cut short"): `None` at once when the run has more
+/// than `cap` candidates (before pruning), and beyond `cap` choices searched.
 pub fn prefix_consistent_within(
     prog: &Program,
     model: &MemoryModel,
@@ -200,8 +199,9 @@ pub fn prefix_consistent_within(
     init: &[u32],
     budget: &crate::budget::Budget,
     cap: u64,
+    later: &[bool],
 ) -> Result<Option<bool>, EvalError> {
-    let goal = Goal::Prefix(cap, &[]);
+    let goal = Goal::Prefix(cap, later);
     one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
 }
 
@@ -430,14 +430,18 @@ fn judge_by(
         Goal::Prefix(_, later) => later,
         _ => &[],
     };
-    let written_later: BTreeSet<u32> = match later.iter().any(|&l| l) {
+    // Each cell some instruction writes: its global, and the values a write of it may store
+    // (`None`: any value).
+    let written_later: BTreeMap<u32, (u32, Option<BTreeSet<u32>>)> = match later.iter().any(|&l| l)
+    {
         true => (prog.globals_written().into_iter())
             .flat_map(|g| {
-                let g = &prog.globals[g as usize];
-                g.base..g.base + g.len
+                let values = prog.values_written(g);
+                let info = &prog.globals[g as usize];
+                (info.base..info.base + info.len).map(move |c| (c, (g, values.clone())))
             })
             .collect(),
-        false => BTreeSet::new(),
+        false => BTreeMap::new(),
     };
     let mut sources: Vec<Vec<usize>> = Vec::new();
     for &r in &reads {
@@ -448,10 +452,17 @@ fn judge_by(
             .filter(|&w| ev[r].open || ev[w].value == ev[r].value)
             .filter(|&w| !rmw.contains(&(r, w)))
             .collect();
+        // ... by a thread other than the reader's, still running, that may write the global,
+        // a value that a write of it may store.
         let t = ev[r].thread.expect("a read has a thread") as usize;
-        let others_run_on = (later.iter().enumerate()).any(|(u, &l)| l && u != t);
-        if others_run_on && written_later.contains(&ev[r].cell.expect("a read has a cell")) {
-            s.push(LATER);
+        let cell = ev[r].cell.expect("a read has a cell");
+        if let Some((g, values)) = written_later.get(&cell) {
+            let writer = (later.iter().enumerate())
+                .any(|(u, &l)| l && u != t && prog.may_write(u as u32, *g));
+            let value = ev[r].open || values.as_ref().is_none_or(|vs| vs.contains(&ev[r].value));
+            if writer && value {
+                s.push(LATER);
+            }
         }
         if s.is_empty() {
             return Ok(Judgement::default());

@@ -417,8 +417,9 @@ impl<'p> Encoding<'p> {
         self.assert(&implies(&l, &st.bound_hit));
         let mut a = self.model_lits(m);
         a.push(l);
-        // A run reaching the bound is the beginning of an execution: prefix-closed axioms.
-        match self.decide(m, Judge::Prefix, a) {
+        // A run reaching the bound is the beginning of an execution: prefix-closed axioms,
+        // a read may read a write another thread performs after its cut (as for safety).
+        match self.decide(m, Judge::Cut, a) {
             Answer::No => Answer::No,
             Answer::Unknown(why) => Answer::Unknown(why),
             Answer::Yes(model) => {

@@ -517,6 +517,7 @@ impl<'p> Encoding<'p> {
         let a_rf_later = Bool::new_const("assume_reads_from_or_later");
         let either = or(&[a_rf.clone(), a_rf_later.clone()]);
         let written = self.prog.globals_written();
+        let mut values_written = HashMap::new();
         let mut later = HashMap::new();
         let mut rf = BTreeMap::new();
         let mut rf_vars = Vec::new();
@@ -554,15 +555,27 @@ impl<'p> Encoding<'p> {
             // Or a write another thread performs after its cut, when some instruction writes
             // the read's global (past the bound, any cell of it: the write need not be an
             // event of the unrolled program).
+            // (By a thread that may write the read's global: `Program::may_write`.)
             let t = evs[r].info.thread;
             let cut: Vec<Bool> = (0..self.prog.layout.threads)
                 .filter(|&u| Some(u) != t)
+                .filter(|&u| evs[r].global.is_some_and(|g| self.prog.may_write(u, g)))
                 .map(|u| self.cut_thread[u as usize].clone())
                 .collect();
             let cut = or(&cut);
             if !is_false(&cut) && evs[r].global.is_some_and(|g| written.contains(&g)) {
                 let l = Bool::new_const(format!("rf_later_e{r}"));
                 self.assert(&implies(&l, &cut));
+                // It reads a value some write of the global may store.
+                let global = evs[r].global.expect("checked above");
+                if let Some(values) = values_written
+                    .entry(global)
+                    .or_insert_with(|| self.prog.values_written(global))
+                {
+                    let value = evs[r].value.as_ref().expect("a read has a value");
+                    let one_of: Vec<Bool> = values.iter().map(|&v| eq(value, &bv(v))).collect();
+                    self.assert(&implies(&l, &or(&one_of)));
+                }
                 // (Only a cut's reads-from reads later; its value is then free of G.)
                 self.assert(&implies(&a_rf, &not(&l)));
                 later.insert(r, l.clone());
