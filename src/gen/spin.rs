@@ -15,6 +15,7 @@
 //! | store and exchange loop | `rN = 1; while (rN == 1) { x = 1; rN = atomicExchange(x, 2); }` (a loop that writes and can run forever alone) |
 //! | add | `atomicAdd(x, 1);` |
 //! | branch on a flag | `rN = x; if (rN == 1) { y = 1; }` |
+//! | read, count, write ([`SpinConfig::counted`]) | `rN = x; rM = 0; while (rM < 2) { rM = rM + 1; } if (rN == 1) { y = 1; }`, or `y = 1; while (rN == 1) { }` after the count (load buffering across loop edges: a spin that only it may reach) |
 //! | lock ([`SpinConfig::locks`]) | `while (1) { rN = x; if (rN != 1) { rM = atomicExchange(x, 1); if (rM != 1) { break; } } }` (test and test-and-set: the iterations that find it taken are idle) |
 //! | flip ([`SpinConfig::locks`]) | `x = 2; x = 1;` (what keeps a waiting writer busy) |
 //! | waiting writer ([`SpinConfig::locks`]) | `while (1) { rN = x; if (rN == 1) { break; } if (rN == 2) { atomicAdd(y, 1); } }` (its busy iterations may repeat forever, and `y` counts them: the condition is then `x == 1 && y == 1`) |
@@ -40,6 +41,9 @@ pub struct SpinConfig {
     /// Lock loops too, whose iterations are idle on some paths and busy on others
     /// (docs/progress.md, "Idle iterations").
     pub locks: bool,
+    /// Reads whose value decides a write made after a counted loop, so that load buffering
+    /// crosses loop edges (docs/progress.md, "Loops that write").
+    pub counted: bool,
 }
 
 /// A random spin program as `.litmus` text.
@@ -75,7 +79,21 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
                 let v = rng.range(1, 2);
                 let kinds = if cfg.collective { 7 } else { 6 };
                 // With locks, three statements in ten are lock statements.
-                let line = match rng.below(kinds + 3 * usize::from(cfg.locks)) {
+                let extra = 3 * usize::from(cfg.locks) + 3 * usize::from(cfg.counted);
+                let line = match rng.below(kinds + extra) {
+                    k if k >= kinds + 3 * usize::from(cfg.locks) => {
+                        // Read, go round a counted loop, then write the other flag if the
+                        // read saw `v`; or write it anyway and spin while the read saw `v`
+                        // (a hang that only load buffering may reach).
+                        let (r, c) = (fresh(), fresh());
+                        let h = if g == "x" { "y" } else { "x" };
+                        let count = format!("    {r} = {g};\n    {c} = 0;\n    while ({c} < 2) {{\n      {c} = {c} + 1;\n    }}\n");
+                        if rng.chance(50) {
+                            format!("{count}    if ({r} == {v}) {{\n      {h} = {v};\n    }}\n")
+                        } else {
+                            format!("{count}    {h} = {v};\n    while ({r} == {v}) {{\n    }}\n")
+                        }
+                    }
                     k if k >= kinds => {
                         // On `x`: `y` counts the waiting writer's busy iterations.
                         let (r, w) = (fresh(), 3 - v);
