@@ -16,7 +16,7 @@
 //! becomes known, or more than [`MAX_DEPTH`] iterations, or too much work) gets `--unroll`.
 
 use super::cfg::{Cfg, STerm};
-use super::partial::{constant, Partial};
+use super::partial::{constant, successors, Partial};
 use super::program::{Program, Target, Term};
 use super::{Expr, Op};
 use crate::eval;
@@ -106,19 +106,7 @@ impl Analysis<'_> {
                     _ => {}
                 }
             }
-            let next: Vec<usize> = match &block.term {
-                STerm::Return => vec![],
-                STerm::Jump(b) => vec![*b],
-                STerm::Branch {
-                    cond,
-                    then_to,
-                    else_to,
-                } => match self.eval(t, &regs, cond) {
-                    Some(0) => vec![*else_to],
-                    Some(_) => vec![*then_to],
-                    None => vec![*then_to, *else_to],
-                },
-            };
+            let next = successors(cfg, &regs, t, &block.term);
             for to in next {
                 if let Some(it) = self.successor(sb, &iters, to) {
                     stack.push((to, it, regs.clone()));

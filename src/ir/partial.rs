@@ -14,6 +14,30 @@ pub(super) fn constant(cfg: &Cfg, regs: &[Option<u32>], tid: Option<u32>, e: &Ex
     eval::eval(&mut d, e)
 }
 
+/// The blocks a structured terminator may go to for thread `tid` with registers `regs`: a
+/// branch on a known condition goes one way, on an unknown one both (`bounds`, `writers`).
+pub(super) fn successors(
+    cfg: &Cfg,
+    regs: &[Option<u32>],
+    tid: u32,
+    term: &super::cfg::STerm,
+) -> Vec<usize> {
+    use super::cfg::STerm;
+    match term {
+        STerm::Return => vec![],
+        STerm::Jump(b) => vec![*b],
+        STerm::Branch {
+            cond,
+            then_to,
+            else_to,
+        } => match constant(cfg, regs, Some(tid), cond) {
+            Some(0) => vec![*else_to],
+            Some(_) => vec![*then_to],
+            None => vec![*then_to, *else_to],
+        },
+    }
+}
+
 /// Values that are known constants or unknown (`None`), with the concrete rules of `eval`.
 pub(super) struct Partial<'a> {
     pub(super) regs: &'a [Option<u32>],

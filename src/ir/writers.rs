@@ -11,9 +11,8 @@
 //! for a writer only keeps more runs.
 
 use super::cfg::Cfg;
-use super::partial::constant;
+use super::partial::{constant, successors};
 use super::Op;
-use crate::ir::cfg::STerm;
 use std::collections::BTreeSet;
 
 /// Block visits (over all threads) before the analysis gives up and says every thread may
@@ -72,19 +71,7 @@ fn writes_of(cfg: &Cfg, t: u32, work: &mut usize) -> Option<BTreeSet<u32>> {
                 _ => {}
             }
         }
-        let next: Vec<usize> = match &block.term {
-            STerm::Return => vec![],
-            STerm::Jump(b) => vec![*b],
-            STerm::Branch {
-                cond,
-                then_to,
-                else_to,
-            } => match constant(cfg, &regs, Some(t), cond) {
-                Some(0) => vec![*else_to],
-                Some(_) => vec![*then_to],
-                None => vec![*then_to, *else_to],
-            },
-        };
+        let next = successors(cfg, &regs, t, &block.term);
         stack.extend(next.into_iter().map(|to| (to, regs.clone())));
     }
     Some(writes)
