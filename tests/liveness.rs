@@ -1517,6 +1517,39 @@ fn load_buffering_past_a_loop_edge_keeps_a_hang() {
     }
 }
 
+/// A write still to come after a run cut short is an event of the candidate when its thread
+/// reaches its instance at most once (`ir::future`): `exchange_later` (Dartagnan's CADP
+/// `2_threads_3_instructions/70_simple`) is live under `vulkan.cat`, as Dartagnan says, because
+/// coherence and atomicity let one exchange read thread 0's single store of 0. Left unnamed
+/// (as before 2026-11-28, or with `MAX_NAMED_LATER` 0) the exchange loop's runs reach the
+/// bound and the explorer says `unknown`. (At --unroll 4 and deeper the runs at the cut have
+/// more candidates than the judgement's cap: `unknown` either way.) Z3 still leaves such
+/// writes unnamed: it may say `unknown`, never `violated`.
+#[test]
+fn a_write_still_to_come_is_read_as_the_model_allows() {
+    let fair = Progress::parse("fair").unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cat/exchange_later.litmus");
+    let test = tangle::syntax::parse_file(&path).unwrap();
+    let verdict = |engine: Engine| {
+        let mut o = Options::default()
+            .with_engine(engine)
+            .with_unroll(3)
+            .with_timeout_ms(Some(20_000));
+        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
+            .unwrap()
+            .map(std::sync::Arc::new);
+        liveness(&test, &sso, &fair, &o).unwrap().verdict
+    };
+    let explorer = verdict(Engine::Explore);
+    assert!(
+        matches!(explorer, LiveVerdict::Live),
+        "explorer: {explorer:?}"
+    );
+    let z3 = verdict(Engine::Smt);
+    assert!(!matches!(z3, LiveVerdict::Violated), "Z3: {z3:?}");
+}
+
 /// Random flag-and-spin programs with reads whose value decides a write made after a counted
 /// loop (`SpinConfig::counted`): load buffering across loop edges, which the pruning of runs
 /// at loop edges must keep (`load_buffering_past_a_loop_edge_keeps_a_hang`). Under `vulkan`

@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod cfg;
 pub mod deps;
 pub mod depth;
+pub mod future;
 pub mod idle;
 pub mod live;
 mod partial;
@@ -23,6 +24,7 @@ use crate::syntax::Span;
 use crate::vocab::{AtomicOp, BinOp, Builtin, Kind, SgOp};
 
 pub use depth::{partly_idle_depth, unroll, unroll_partly, IdleDepth};
+pub use future::{Future, FutureWrite};
 pub use program::{Block, BlockId, Program, Target, Term};
 pub use unroll::UnrollError;
 

@@ -10,7 +10,8 @@ use super::base::{self, EventInfo, EventKind};
 use super::MemoryModel;
 use crate::cat::concrete::{Bits, Concrete, Matrix};
 use crate::cat::interp::{self, EvalError};
-use crate::ir::{BlockId, Program};
+use crate::ir::{BlockId, Future, FutureWrite, Program};
+use itertools::Itertools;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recorded step of a thread that a memory model can see.
@@ -110,6 +111,8 @@ struct Event {
     read: bool,
     open: bool,
     write: bool,
+    /// A named write still to come, after a run cut short (its value, when `open`, is any).
+    later: bool,
     /// Index in the thread's access list (RMW halves share it).
     access: usize,
     acc: Option<Access>,
@@ -167,9 +170,9 @@ pub fn near_misses(
 }
 
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
-/// execution, as far as [`MemoryModel::prefix`] can tell? `later[t]`: thread `t` may still
-/// run after the run's end (it has not terminated), so a read of another thread may take its
-/// value from a write it performs then (load buffering past the cut). `None` when its
+/// execution, as far as [`MemoryModel::prefix`] can tell? `later[t]`: what thread `t` may
+/// still write after the run's end ([`Program::future`]; nothing once it terminated), which a
+/// read of another thread may have taken (load buffering past the cut). `None` when its
 /// candidates were too many or the budget ran out (then it may).
 pub fn prefix_consistent(
     prog: &Program,
@@ -177,10 +180,17 @@ pub fn prefix_consistent(
     runs: &[&[Access]],
     init: &[u32],
     budget: &crate::budget::Budget,
-    later: &[bool],
+    later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
-    let goal = Goal::Prefix(MAX_PREFIX_CANDIDATES, later);
-    one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
+    prefix_by(
+        prog,
+        model,
+        runs,
+        init,
+        budget,
+        MAX_PREFIX_CANDIDATES,
+        later,
+    )
 }
 
 /// What a judgement that looks for one candidate found: `None` when it stopped first. (A
@@ -199,10 +209,84 @@ pub fn prefix_consistent_within(
     init: &[u32],
     budget: &crate::budget::Budget,
     cap: u64,
-    later: &[bool],
+    later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
-    let goal = Goal::Prefix(cap, later);
-    one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)
+    prefix_by(prog, model, runs, init, budget, cap, later)
+}
+
+/// Most writes still to come that a prefix's judgement names: it tries every set of them
+/// (the events of an execution the run begins are the run's and those later writes some read
+/// of the run takes), so beyond these a thread's writes stay unnamed.
+const MAX_NAMED_LATER: usize = 4;
+
+/// Writes still to come, as a prefix's judgement sees them: `named` are events of the
+/// candidate (each a [`FutureWrite`] of a thread), `unbounded[t]` the globals thread `t` may
+/// write unnamed (a read then takes [`LATER`]).
+struct Later<'a> {
+    named: Vec<(u32, FutureWrite)>,
+    unbounded: &'a [BTreeSet<u32>],
+}
+
+/// [`prefix_consistent`] with a search cap: the run and a set of named later writes must make
+/// a candidate satisfying the prefix-closed axioms: the model's axioms hold on any part of a
+/// consistent execution (`cat::prefix`), the run plus the later writes its reads take is such
+/// a part, and a later write is an instance of an instruction its thread can still reach, so
+/// its tags, program order after its thread's run and dependencies are the instance's own.
+/// The empty set is tried first (most runs pass it).
+fn prefix_by(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    cap: u64,
+    later: &[Future],
+) -> Result<Option<bool>, EvalError> {
+    let global_of = |cell: u32| {
+        (prog.globals.iter())
+            .position(|g| (g.base..g.base + g.len).contains(&cell))
+            .map_or(u32::MAX, |g| g as u32)
+    };
+    // A later write is worth naming when a read of another thread may have taken it.
+    let taken = |u: usize, w: &FutureWrite| {
+        (runs.iter().enumerate().filter(|&(t, _)| t != u))
+            .flat_map(|(_, r)| r.iter())
+            .any(|a| match a.what {
+                What::Read { cell, value } => {
+                    cell == w.cell && (value.is_none() || w.value.is_none() || value == w.value)
+                }
+                What::Rmw { cell, old, .. } => cell == w.cell && w.value.is_none_or(|v| v == old),
+                _ => false,
+            })
+    };
+    let mut unbounded: Vec<BTreeSet<u32>> = later.iter().map(|f| f.unbounded.clone()).collect();
+    let mut named: Vec<(u32, FutureWrite)> = Vec::new();
+    for (u, f) in later.iter().enumerate() {
+        let mine: Vec<(u32, FutureWrite)> = (f.once.iter())
+            .filter(|w| taken(u, w))
+            .map(|w| (u as u32, *w))
+            .collect();
+        if named.len() + mine.len() <= MAX_NAMED_LATER {
+            named.extend(mine);
+        } else {
+            unbounded[u].extend(mine.iter().map(|(_, w)| global_of(w.cell)));
+        }
+    }
+    for k in 0..=named.len() {
+        for set in named.iter().copied().combinations(k) {
+            let l = Later {
+                named: set,
+                unbounded: &unbounded,
+            };
+            let goal = Goal::Prefix(cap, &l);
+            match one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)? {
+                Some(true) => return Ok(Some(true)),
+                Some(false) => {}
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(false))
 }
 
 /// What a thread of a run that may stop for good repeats for ever.
@@ -252,9 +336,8 @@ enum Goal<'a> {
     /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), when the
     /// run has at most this many candidates, searching at most this many choices. (A prefix
     /// is asked at every step of a loop: searching many candidates there cost more than the
-    /// runs it dropped saved.) Per thread, whether it may still write after the run's end
-    /// (reads of other threads may then read [`LATER`]).
-    Prefix(u64, &'a [bool]),
+    /// runs it dropped saved.) The writes still to come that reads may take.
+    Prefix(u64, &'a Later<'a>),
     /// One consistent candidate in which every thread can repeat its window for ever.
     Hang(&'a [Window]),
 }
@@ -295,6 +378,7 @@ fn judge_by(
             read: false,
             open: false,
             write: true,
+            later: false,
             access: 0,
             acc: None,
         });
@@ -310,6 +394,7 @@ fn judge_by(
                     read,
                     open: value.is_none(),
                     write,
+                    later: false,
                     access: k,
                     acc: Some(a.clone()),
                 });
@@ -334,6 +419,45 @@ fn judge_by(
                 }
             }
         }
+    }
+    // Named writes still to come: after their thread's run in program order, in the order
+    // of their instructions (a path visits block instances in increasing order), and after
+    // every step of the run in the schedule.
+    let named: &[(u32, FutureWrite)] = match goal {
+        Goal::Prefix(_, l) => &l.named,
+        _ => &[],
+    };
+    let mut named = named.to_vec();
+    named.sort_by_key(|(t, w)| (*t, w.at));
+    for (k, &(t, w)) in named.iter().enumerate() {
+        let what = match w.rmw {
+            true => What::Rmw {
+                cell: w.cell,
+                old: 0,
+                new: w.value,
+            },
+            false => What::Write {
+                cell: w.cell,
+                value: w.value.unwrap_or(0),
+            },
+        };
+        ev.push(Event {
+            thread: Some(t),
+            cell: Some(w.cell),
+            value: w.value.unwrap_or(0),
+            read: false,
+            open: w.value.is_none(),
+            write: true,
+            later: true,
+            access: runs[t as usize].len() + k,
+            acc: Some(Access {
+                block: w.at.0,
+                instr: w.at.1,
+                what,
+                step: u32::MAX,
+                collective: false,
+            }),
+        });
     }
     let n = ev.len();
     let infos: Vec<EventInfo> = ev.iter().map(|e| e.info()).collect();
@@ -424,41 +548,41 @@ fn judge_by(
         .collect();
     let reads: Vec<usize> = (0..n).filter(|&i| ev[i].read).collect();
     // A prefix's read may read a write performed after the run's end by another thread still
-    // running, to a cell some instruction writes: its source is then [`LATER`], outside the
-    // prefix (no `rf` pair), as the restriction of the whole execution to the prefix has it.
-    let later: &[bool] = match goal {
-        Goal::Prefix(_, later) => later,
+    // running: a named one (an event), or one left unnamed, of a global the thread may write
+    // unboundedly; its source is then [`LATER`], outside the prefix (no `rf` pair), as the
+    // restriction of the whole execution to the prefix has it.
+    let unbounded: &[BTreeSet<u32>] = match goal {
+        Goal::Prefix(_, l) => l.unbounded,
         _ => &[],
     };
-    // Each cell some instruction writes: its global, and the values a write of it may store
-    // (`None`: any value).
-    let written_later: BTreeMap<u32, (u32, Option<BTreeSet<u32>>)> = match later.iter().any(|&l| l)
-    {
-        true => (prog.globals_written().into_iter())
-            .flat_map(|g| {
-                let values = prog.values_written(g);
-                let info = &prog.globals[g as usize];
-                (info.base..info.base + info.len).map(move |c| (c, (g, values.clone())))
-            })
-            .collect(),
-        false => BTreeMap::new(),
-    };
+    // Each cell some thread writes unboundedly: its global, and the values a write of it may
+    // store (`None`: any value).
+    let written_later: BTreeMap<u32, (u32, Option<BTreeSet<u32>>)> = (unbounded.iter())
+        .flatten()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .flat_map(|&g| {
+            let values = prog.values_written(g);
+            let info = &prog.globals[g as usize];
+            (info.base..info.base + info.len).map(move |c| (c, (g, values.clone())))
+        })
+        .collect();
     let mut sources: Vec<Vec<usize>> = Vec::new();
     for &r in &reads {
         // A read-modify-write is one indivisible step: its read never reads its own write
         // (as in the Z3 encoding; docs/memory-models.md).
         let mut s: Vec<usize> = (0..n)
             .filter(|&w| ev[w].write && ev[w].cell == ev[r].cell)
-            .filter(|&w| ev[r].open || ev[w].value == ev[r].value)
+            .filter(|&w| ev[r].open || ev[w].open || ev[w].value == ev[r].value)
             .filter(|&w| !rmw.contains(&(r, w)))
+            .filter(|&w| !(ev[w].later && ev[w].thread == ev[r].thread))
             .collect();
-        // ... by a thread other than the reader's, still running, that may write the global,
-        // a value that a write of it may store.
+        // ... unnamed, by a thread other than the reader's that may write the global
+        // unboundedly, a value that a write of it may store.
         let t = ev[r].thread.expect("a read has a thread") as usize;
         let cell = ev[r].cell.expect("a read has a cell");
         if let Some((g, values)) = written_later.get(&cell) {
-            let writer = (later.iter().enumerate())
-                .any(|(u, &l)| l && u != t && prog.may_write(u as u32, *g));
+            let writer = (unbounded.iter().enumerate()).any(|(u, gs)| u != t && gs.contains(g));
             let value = ev[r].open || values.as_ref().is_none_or(|vs| vs.contains(&ev[r].value));
             if writer && value {
                 s.push(LATER);
