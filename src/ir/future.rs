@@ -31,6 +31,7 @@ pub struct Future {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FutureWrite {
     pub at: Pos,
+    pub global: u32,
     pub cell: u32,
     /// The value it stores; `None` when computed (any value).
     pub value: Option<u32>,
@@ -60,6 +61,7 @@ impl Program {
                 match &loc.index {
                     Expr::Lit(k) if *k < g.len => out.once.push(FutureWrite {
                         at: (b, i as u32),
+                        global: loc.global,
                         cell: g.base + k,
                         value,
                         rmw,
@@ -87,13 +89,7 @@ impl Program {
                 }
             }
         }
-        out.once.retain(|w| {
-            let g = self
-                .globals
-                .iter()
-                .position(|g| (g.base..g.base + g.len).contains(&w.cell));
-            g.is_none_or(|g| !out.unbounded.contains(&(g as u32)))
-        });
+        out.once.retain(|w| !out.unbounded.contains(&w.global));
         out
     }
 }

@@ -182,7 +182,7 @@ pub fn prefix_consistent(
     budget: &crate::budget::Budget,
     later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
-    prefix_by(
+    prefix_consistent_within(
         prog,
         model,
         runs,
@@ -199,21 +199,6 @@ fn one_found(j: Judgement) -> Result<Option<bool>, EvalError> {
     Ok((!j.too_many && j.exhausted.is_none()).then_some(!j.finals.is_empty()))
 }
 
-/// [`prefix_consistent`] as a quick check (the liveness question's pruning of runs at loop
-/// edges: docs/memory-models.md, "Runs cut short"): `None` at once when the run has more
-/// than `cap` candidates (before pruning), and beyond `cap` choices searched.
-pub fn prefix_consistent_within(
-    prog: &Program,
-    model: &MemoryModel,
-    runs: &[&[Access]],
-    init: &[u32],
-    budget: &crate::budget::Budget,
-    cap: u64,
-    later: &[Future],
-) -> Result<Option<bool>, EvalError> {
-    prefix_by(prog, model, runs, init, budget, cap, later)
-}
-
 /// Most writes still to come that a prefix's judgement names: it tries every set of them
 /// (the events of an execution the run begins are the run's and those later writes some read
 /// of the run takes), so beyond these a thread's writes stay unnamed.
@@ -227,13 +212,17 @@ struct Later<'a> {
     unbounded: &'a [BTreeSet<u32>],
 }
 
-/// [`prefix_consistent`] with a search cap: the run and a set of named later writes must make
-/// a candidate satisfying the prefix-closed axioms: the model's axioms hold on any part of a
+/// [`prefix_consistent`] as a quick check (the liveness question's pruning of runs at loop
+/// edges: docs/memory-models.md, "Runs cut short"): `None` at once when the run has more
+/// than `cap` candidates (before pruning), and beyond `cap` choices searched.
+///
+/// The run and a set of named later writes must make a candidate satisfying the
+/// prefix-closed axioms: the model's axioms hold on any part of a
 /// consistent execution (`cat::prefix`), the run plus the later writes its reads take is such
 /// a part, and a later write is an instance of an instruction its thread can still reach, so
 /// its tags, program order after its thread's run and dependencies are the instance's own.
 /// The empty set is tried first (most runs pass it).
-fn prefix_by(
+pub fn prefix_consistent_within(
     prog: &Program,
     model: &MemoryModel,
     runs: &[&[Access]],
@@ -242,11 +231,6 @@ fn prefix_by(
     cap: u64,
     later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
-    let global_of = |cell: u32| {
-        (prog.globals.iter())
-            .position(|g| (g.base..g.base + g.len).contains(&cell))
-            .map_or(u32::MAX, |g| g as u32)
-    };
     // A later write is worth naming when a read of another thread may have taken it.
     let taken = |u: usize, w: &FutureWrite| {
         (runs.iter().enumerate().filter(|&(t, _)| t != u))
@@ -269,7 +253,7 @@ fn prefix_by(
         if named.len() + mine.len() <= MAX_NAMED_LATER {
             named.extend(mine);
         } else {
-            unbounded[u].extend(mine.iter().map(|(_, w)| global_of(w.cell)));
+            unbounded[u].extend(mine.iter().map(|(_, w)| w.global));
         }
     }
     for k in 0..=named.len() {
