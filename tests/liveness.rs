@@ -1531,23 +1531,32 @@ fn a_write_still_to_come_is_read_as_the_model_allows() {
     let sso = Model::by_name("SSO").unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cat/exchange_later.litmus");
     let test = tangle::syntax::parse_file(&path).unwrap();
-    let verdict = |engine: Engine| {
+    let report = |engine: Engine, unroll: u32| {
         let mut o = Options::default()
             .with_engine(engine)
-            .with_unroll(3)
+            .with_unroll(unroll)
             .with_timeout_ms(Some(20_000));
         o.memory = tangle::memory::MemoryModel::resolve("vulkan")
             .unwrap()
             .map(std::sync::Arc::new);
-        liveness(&test, &sso, &fair, &o).unwrap().verdict
+        liveness(&test, &sso, &fair, &o).unwrap()
     };
-    let explorer = verdict(Engine::Explore);
+    let explorer = report(Engine::Explore, 3).verdict;
     assert!(
         matches!(explorer, LiveVerdict::Live),
         "explorer: {explorer:?}"
     );
-    let z3 = verdict(Engine::Smt);
+    let z3 = report(Engine::Smt, 3).verdict;
     assert!(!matches!(z3, LiveVerdict::Violated), "Z3: {z3:?}");
+    // At --unroll 4 too many candidates leave a run at the cut (`unknown`); deepening from 2
+    // finds the answer at 3 (from 4, as before 2026-11-28, it was `unknown` at every bound).
+    let deep = report(Engine::Explore, 16);
+    assert!(
+        matches!(deep.verdict, LiveVerdict::Live) && deep.bound == Some(3),
+        "explorer at --unroll 16: {:?} at {:?}",
+        deep.verdict,
+        deep.bound
+    );
 }
 
 /// Random flag-and-spin programs with reads whose value decides a write made after a counted

@@ -1,6 +1,7 @@
 //! The abstract syntax of a cat model (herd7's language for memory models).
 
 use crate::diag::Span;
+use std::sync::Arc;
 
 /// A whole `.cat` file: an optional model name and its statements, in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +39,12 @@ pub enum Stmt {
 /// `let name = body` or `let name(p, q) = body` (a function).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
-    pub name: String,
+    /// Shared, as are the parameters and the body: the interpreter binds them afresh for every
+    /// candidate execution, and copying them each time was a large part of its cost.
+    pub name: Arc<str>,
     /// `Some` for a function definition.
-    pub params: Option<Vec<String>>,
-    pub body: Expr,
+    pub params: Option<Vec<Arc<str>>>,
+    pub body: Arc<Expr>,
     pub span: Span,
 }
 

@@ -211,6 +211,8 @@ pub struct Concrete {
     pub n: usize,
     pub sets: HashMap<String, Bits>,
     pub rels: HashMap<String, Matrix>,
+    /// Evaluate every subexpression, empty or not: loading a model checks its types so.
+    pub strict: bool,
 }
 
 impl Algebra for Concrete {
@@ -288,6 +290,12 @@ impl Algebra for Concrete {
             }
         }
         s
+    }
+    fn set_known_empty(&mut self, s: &Bits) -> bool {
+        !self.strict && s.is_empty()
+    }
+    fn rel_known_empty(&mut self, r: &Matrix) -> bool {
+        !self.strict && r.is_empty()
     }
     fn rel_eq(&mut self, a: &Matrix, b: &Matrix) -> Option<bool> {
         Some(a == b)

@@ -8,6 +8,7 @@
 use super::ast::{Binding, CheckKind, Expr, Model, Stmt};
 use crate::diag::Span;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Sets, relations and truth values of one back end.
 pub trait Algebra {
@@ -38,6 +39,19 @@ pub trait Algebra {
     fn cartesian(&mut self, a: &Self::Set, b: &Self::Set) -> Self::Rel;
     fn domain(&mut self, r: &Self::Rel) -> Self::Set;
     fn range(&mut self, r: &Self::Rel) -> Self::Set;
+
+    /// Is the set certainly empty? The interpreter then skips what cannot change the answer
+    /// (the right side of `&`, `\\` and `;`): a model names dozens of relations through tags a
+    /// test may not use (release, acquire, availability), and evaluating them for every
+    /// candidate was most of the concrete back end's time. `false` when the back end cannot
+    /// tell, and when every subexpression must be evaluated (type-checking a model).
+    fn set_known_empty(&mut self, _s: &Self::Set) -> bool {
+        false
+    }
+    /// Is the relation certainly empty? As [`Algebra::set_known_empty`].
+    fn rel_known_empty(&mut self, _r: &Self::Rel) -> bool {
+        false
+    }
 
     /// `Some(equal)` when the back end can tell (the concrete one); `None` otherwise.
     fn rel_eq(&mut self, a: &Self::Rel, b: &Self::Rel) -> Option<bool>;
@@ -81,15 +95,15 @@ impl<A: Algebra + ?Sized> Clone for Val<A> {
 
 /// A user function with the names it saw where it was defined.
 pub struct Closure<A: Algebra + ?Sized> {
-    params: Vec<String>,
-    body: Expr,
+    params: Vec<Arc<str>>,
+    body: Arc<Expr>,
     env: Env<A>,
 }
 
 /// The names in scope, innermost last. Values are shared: a function closes over the whole
 /// environment, and copying every relation in it per definition and per call was most of a
 /// concrete evaluation's time.
-type Env<A> = Vec<(Rc<str>, Rc<Val<A>>)>;
+type Env<A> = Vec<(Arc<str>, Rc<Val<A>>)>;
 
 /// The result of one check.
 #[derive(Clone, Debug)]
@@ -140,10 +154,7 @@ fn run_in<A: Algebra>(
             Stmt::Let(bs) => {
                 let mut vals = Vec::new();
                 for b in bs {
-                    vals.push((
-                        Rc::from(b.name.as_str()),
-                        Rc::new(define(b, alg, env, file)?),
-                    ));
+                    vals.push((b.name.clone(), Rc::new(define(b, alg, env, file)?)));
                 }
                 env.extend(vals);
             }
@@ -206,7 +217,7 @@ fn letrec<A: Algebra>(
 ) -> Result<(), EvalError> {
     let base = env.len();
     for b in bs {
-        env.push((Rc::from(b.name.as_str()), Rc::new(Val::Zero)));
+        env.push((b.name.clone(), Rc::new(Val::Zero)));
     }
     let rounds = alg.fixpoint_rounds();
     for round in 0.. {
@@ -260,10 +271,23 @@ fn same<A: Algebra>(alg: &mut A, a: &Val<A>, b: &Val<A>) -> Option<bool> {
 }
 
 fn lookup<A: Algebra>(env: &Env<A>, name: &str) -> Option<Val<A>> {
+    // Length and last byte first: most names in scope differ there, and a call to compare
+    // bytes per name was a tenth of a concrete evaluation.
+    let last = name.as_bytes().last();
     env.iter()
         .rev()
-        .find(|(n, _)| &**n == name)
+        .find(|(n, _)| n.len() == name.len() && n.as_bytes().last() == last && **n == *name)
         .map(|(_, v)| (**v).clone())
+}
+
+/// Is the value certainly empty (per the back end)? `Zero` is not: it carries no type, and its
+/// uses are evaluated as they always were.
+fn known_empty<A: Algebra>(alg: &mut A, v: &Val<A>) -> bool {
+    match v {
+        Val::Set(s) => alg.set_known_empty(s),
+        Val::Rel(r) => alg.rel_known_empty(r),
+        _ => false,
+    }
 }
 
 fn span_of(e: &Expr) -> Span {
@@ -302,17 +326,26 @@ pub fn eval<A: Algebra>(
         },
         Expr::Bracket(a) => match eval(a, alg, env, file)? {
             Val::Zero => Val::Zero,
+            Val::Set(s) if alg.set_known_empty(&s) => Val::Rel(alg.empty_rel()),
             Val::Set(s) => Val::Rel(alg.id_on(&s)),
             _ => return Err(err(a, "`[...]` needs a set of events".into())),
         },
         Expr::Union(a, b) | Expr::Inter(a, b) | Expr::Diff(a, b) => {
-            let (x, y) = (eval(a, alg, env, file)?, eval(b, alg, env, file)?);
             let op = match e {
                 Expr::Union(..) => 0,
                 Expr::Inter(..) => 1,
                 _ => 2,
             };
+            let x = eval(a, alg, env, file)?;
+            if op != 0 && known_empty(alg, &x) {
+                return Ok(x);
+            }
+            let y = eval(b, alg, env, file)?;
             match (x, y) {
+                (Val::Set(s), Val::Set(t)) if op != 1 && alg.set_known_empty(&t) => Val::Set(s),
+                (Val::Rel(s), Val::Rel(t)) if op != 1 && alg.rel_known_empty(&t) => Val::Rel(s),
+                (Val::Set(s), Val::Set(t)) if op == 0 && alg.set_known_empty(&s) => Val::Set(t),
+                (Val::Rel(s), Val::Rel(t)) if op == 0 && alg.rel_known_empty(&s) => Val::Rel(t),
                 (Val::Zero, v) => match op {
                     0 => v,
                     _ => Val::Zero,
@@ -339,15 +372,22 @@ pub fn eval<A: Algebra>(
                 }
             }
         }
-        Expr::Seq(a, b) => match (eval(a, alg, env, file)?, eval(b, alg, env, file)?) {
-            (Val::Zero, _) | (_, Val::Zero) => Val::Zero,
-            (Val::Rel(x), Val::Rel(y)) => Val::Rel(alg.seq(&x, &y)),
-            _ => return Err(err(a, "`;` composes relations (write `[S]` for a set)".into())),
+        Expr::Seq(a, b) => match eval(a, alg, env, file)? {
+            x @ Val::Rel(_) if known_empty(alg, &x) => x,
+            x => match (x, eval(b, alg, env, file)?) {
+                (Val::Zero, _) | (_, Val::Zero) => Val::Zero,
+                (Val::Rel(_), y @ Val::Rel(_)) if known_empty(alg, &y) => y,
+                (Val::Rel(x), Val::Rel(y)) => Val::Rel(alg.seq(&x, &y)),
+                _ => return Err(err(a, "`;` composes relations (write `[S]` for a set)".into())),
+            },
         },
-        Expr::Cartesian(a, b) => match (eval(a, alg, env, file)?, eval(b, alg, env, file)?) {
-            (Val::Zero, _) | (_, Val::Zero) => Val::Zero,
-            (Val::Set(x), Val::Set(y)) => Val::Rel(alg.cartesian(&x, &y)),
-            _ => return Err(err(a, "`*` (cartesian product) needs two sets".into())),
+        Expr::Cartesian(a, b) => match eval(a, alg, env, file)? {
+            Val::Set(x) if alg.set_known_empty(&x) => Val::Rel(alg.empty_rel()),
+            x => match (x, eval(b, alg, env, file)?) {
+                (Val::Zero, _) | (_, Val::Zero) => Val::Zero,
+                (Val::Set(x), Val::Set(y)) => Val::Rel(alg.cartesian(&x, &y)),
+                _ => return Err(err(a, "`*` (cartesian product) needs two sets".into())),
+            },
         },
         Expr::Compl(a) => match eval(a, alg, env, file)? {
             Val::Zero => Val::Set(alg.universe()),
@@ -368,6 +408,9 @@ pub fn eval<A: Algebra>(
                 Val::Rel(r) => r,
                 _ => return Err(err(a, "this postfix operator needs a relation".into())),
             };
+            if matches!(e, Expr::Inverse(_) | Expr::Plus(_)) && alg.rel_known_empty(&r) {
+                return Ok(Val::Rel(r));
+            }
             Val::Rel(match e {
                 Expr::Inverse(_) => alg.inverse(&r),
                 Expr::Plus(_) => alg.plus(&r),
@@ -401,11 +444,7 @@ pub fn eval<A: Algebra>(
                         ));
                     }
                     let mut inner = c.env.clone();
-                    inner.extend(
-                        (c.params.iter())
-                            .map(|p| Rc::from(p.as_str()))
-                            .zip(vals.into_iter().map(Rc::new)),
-                    );
+                    inner.extend(c.params.iter().cloned().zip(vals.into_iter().map(Rc::new)));
                     eval(&c.body, alg, &inner, file)?
                 }
                 ("domain" | "range", None) if vals.len() == 1 => {

@@ -433,7 +433,7 @@ impl<'a> Parser<'a> {
             let mut ps = Vec::new();
             if !self.is_sym(")") {
                 loop {
-                    ps.push(self.ident("a parameter name")?.0);
+                    ps.push(self.ident("a parameter name")?.0.into());
                     if self.is_sym(",") {
                         self.bump();
                         continue;
@@ -447,9 +447,9 @@ impl<'a> Parser<'a> {
         self.expect_sym("=", &format!("after `let {name}`"))?;
         let body = self.expr()?;
         Ok(Binding {
-            name,
+            name: name.into(),
             params,
-            body,
+            body: body.into(),
             span,
         })
     }

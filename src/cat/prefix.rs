@@ -81,14 +81,14 @@ fn closed_in(model: &Model, stable: &mut HashMap<String, bool>, part: Part) -> M
                     .map(|b| b.params.is_none() && is_stable(&b.body, stable, part))
                     .collect();
                 for (b, s) in bs.iter().zip(flags) {
-                    stable.insert(b.name.clone(), s);
+                    stable.insert(b.name.to_string(), s);
                 }
                 stmts.push(Stmt::Let(out));
             }
             Stmt::LetRec(bs) => {
                 // A fixpoint is reached through itself: never stable.
                 for b in bs {
-                    stable.insert(b.name.clone(), false);
+                    stable.insert(b.name.to_string(), false);
                 }
                 stmts.push(Stmt::LetRec(
                     bs.iter().map(|b| lower_binding(b, stable, part)).collect(),
@@ -115,14 +115,14 @@ fn lower_binding(b: &Binding, stable: &HashMap<String, bool>, part: Part) -> Bin
         Some(ps) => {
             inner = stable.clone();
             for p in ps {
-                inner.insert(p.clone(), false);
+                inner.insert(p.to_string(), false);
             }
             &inner
         }
         None => stable,
     };
     Binding {
-        body: lower(&b.body, scope, part),
+        body: lower(&b.body, scope, part).into(),
         ..b.clone()
     }
 }

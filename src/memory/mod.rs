@@ -252,7 +252,10 @@ pub const EXECUTION_RELATIONS: &[&str] =
 /// `unknown` verdict later (cat's types do not depend on the execution).
 fn validate(model: &cat::Model) -> Result<(), cat::interp::EvalError> {
     use cat::concrete::{Bits, Concrete, Matrix};
-    let mut alg = Concrete::default();
+    let mut alg = Concrete {
+        strict: true,
+        ..Default::default()
+    };
     let sets = ["R", "W", "M", "IW", "F", "CBAR", "SGOP", "RMW", "ATOM"];
     for name in sets.iter().chain(base::KNOWN_TAGS) {
         alg.sets.insert(name.to_string(), Bits::new(0));
