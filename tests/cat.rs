@@ -1460,3 +1460,75 @@ fn skipping_empty_parts_changes_no_check() {
         "{e}"
     );
 }
+
+/// What a model derives from the base names a search does not vary is kept from one candidate
+/// to the next (`interp::Memo`): over random executions, each judged under several random
+/// `rf` and `co`, every check comes out as a fresh evaluation gives it.
+#[test]
+fn kept_definitions_change_no_check() {
+    let models = ["vulkan", "ptx", "sc.cat"].map(|m| MemoryModel::resolve(m).unwrap().unwrap());
+    let names: Vec<&str> = (tangle::memory::base::FIXED_RELATIONS.iter())
+        .chain(tangle::memory::EXECUTION_RELATIONS)
+        .copied()
+        .collect();
+    let sets = ["R", "W", "M", "IW", "F", "CBAR", "SGOP", "RMW", "ATOM"];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut random = |n: usize, dense: u64| {
+        let mut m = Matrix::new(n);
+        for a in 0..n {
+            (0..n)
+                .filter(|_| next() % dense == 0)
+                .for_each(|b| m.insert(a, b));
+        }
+        m
+    };
+    let mut kept = 0;
+    for round in 0..60 {
+        let n = 2 + round % 10;
+        let mut alg = Concrete {
+            n,
+            ..Default::default()
+        };
+        for (k, s) in sets
+            .iter()
+            .chain(tangle::memory::base::KNOWN_TAGS)
+            .enumerate()
+        {
+            let row = random(n, 2 + (k as u64 % 3));
+            let mut b = Bits::new(n);
+            (0..n)
+                .filter(|&i| row.contains(0, i))
+                .for_each(|i| b.insert(i));
+            alg.sets.insert(s.to_string(), b);
+        }
+        for r in &names {
+            alg.rels.insert(r.to_string(), random(n, 4));
+        }
+        for mm in &models {
+            let mut memo = interp::Memo::new(&["rf", "co"]);
+            for candidate in 0..4 {
+                alg.rels.insert("rf".into(), random(n, 3));
+                alg.rels.insert("co".into(), random(n, 3));
+                let fresh = interp::run(&mm.cat, &mut alg.clone()).unwrap();
+                let with = interp::run_with(&mm.cat, &mut alg, &mut memo).unwrap();
+                let pairs = |r: Vec<interp::CheckResult<bool>>| {
+                    r.into_iter().map(|c| (c.name, c.holds)).collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    pairs(fresh),
+                    pairs(with),
+                    "round {round}, candidate {candidate}, {}",
+                    mm.name
+                );
+            }
+            kept += memo.kept();
+        }
+    }
+    assert!(kept > 0, "no definition was kept");
+}

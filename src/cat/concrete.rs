@@ -145,49 +145,32 @@ impl Matrix {
     pub fn is_empty(&self) -> bool {
         self.bits.iter().all(|w| *w == 0)
     }
-    /// A cycle of the relation, as a list of events, if there is one.
-    pub fn cycle(&self) -> Option<Vec<usize>> {
-        let n = self.n;
-        // Iterative DFS with colours.
-        let mut colour = vec![0u8; n];
-        let mut parent = vec![usize::MAX; n];
-        for s in 0..n {
-            if colour[s] != 0 {
-                continue;
-            }
-            let mut stack = vec![(s, self.successors(s).collect::<Vec<_>>(), 0usize)];
-            colour[s] = 1;
-            while let Some((v, succ, k)) = stack.last_mut() {
-                if *k < succ.len() {
-                    let w = succ[*k];
-                    *k += 1;
-                    let v = *v;
-                    match colour[w] {
-                        0 => {
-                            colour[w] = 1;
-                            parent[w] = v;
-                            let ws = self.successors(w).collect();
-                            stack.push((w, ws, 0));
-                        }
-                        1 => {
-                            let mut cyc = vec![v];
-                            let mut x = v;
-                            while x != w {
-                                x = parent[x];
-                                cyc.push(x);
-                            }
-                            cyc.reverse();
-                            return Some(cyc);
-                        }
-                        _ => {}
-                    }
-                } else {
-                    colour[*v] = 2;
-                    stack.pop();
+    /// Whether the relation has no cycle: sinks are taken away until none is left (acyclic) or
+    /// none can be (a cycle), with no allocation per event (checks ask it of every candidate).
+    pub fn is_acyclic(&self) -> bool {
+        let mut alive = Bits::full(self.n);
+        let mut left = self.n;
+        loop {
+            let before = left;
+            for a in 0..self.n {
+                if alive.contains(a)
+                    && self
+                        .row(a)
+                        .iter()
+                        .zip(&alive.words)
+                        .all(|(r, l)| r & l == 0)
+                {
+                    alive.words[a / 64] &= !(1 << (a % 64));
+                    left -= 1;
                 }
             }
+            if left == 0 {
+                return true;
+            }
+            if left == before {
+                return false;
+            }
         }
-        None
     }
 }
 
@@ -307,7 +290,7 @@ impl Algebra for Concrete {
         self.n * self.n + 2
     }
     fn acyclic(&mut self, r: &Matrix) -> bool {
-        r.cycle().is_none()
+        r.is_acyclic()
     }
     fn irreflexive(&mut self, r: &Matrix) -> bool {
         r.irreflexive()

@@ -137,8 +137,116 @@ impl std::fmt::Display for EvalError {
 pub fn run<A: Algebra>(model: &Model, alg: &mut A) -> Result<Vec<CheckResult<A::Bool>>, EvalError> {
     let mut env: Env<A> = Vec::new();
     let mut out = Vec::new();
-    run_in(model, alg, &mut env, &mut out)?;
+    run_in(model, alg, &mut env, &mut out, &mut None)?;
     Ok(out)
+}
+
+/// Definitions whose values do not depend on the base names a search varies, kept from one
+/// run to the next. The explorer judges thousands of choices of `rf` and `co` over one run's
+/// events; the sets, scopes and orders a model derives from the rest were evaluated again for
+/// each. A memo belongs to one model and one algebra whose other base names stay as they are.
+pub struct Memo<A: Algebra + ?Sized> {
+    /// The base names that vary from run to run.
+    varying: Vec<String>,
+    /// One per `let` binding, in the order a run meets them: its value when it does not vary.
+    slots: Vec<Option<Rc<Val<A>>>>,
+    /// Whether a whole run has filled the slots.
+    filled: bool,
+}
+
+impl<A: Algebra> Memo<A> {
+    pub fn new(varying: &[&str]) -> Memo<A> {
+        Memo {
+            varying: varying.iter().map(|s| s.to_string()).collect(),
+            slots: Vec::new(),
+            filled: false,
+        }
+    }
+
+    /// How many definitions are kept.
+    pub fn kept(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+/// Runs `model` as [`run`] does, taking from `memo` the definitions that do not vary.
+pub fn run_with<A: Algebra>(
+    model: &Model,
+    alg: &mut A,
+    memo: &mut Memo<A>,
+) -> Result<Vec<CheckResult<A::Bool>>, EvalError> {
+    let mut env: Env<A> = Vec::with_capacity(memo.slots.len() + 8);
+    let mut out = Vec::new();
+    if !memo.filled {
+        memo.slots.clear();
+    }
+    let varies = memo.varying.iter().cloned().collect();
+    let mut keep = Some(Keeping {
+        memo,
+        next: 0,
+        varies,
+    });
+    run_in(model, alg, &mut env, &mut out, &mut keep)?;
+    if let Some(k) = keep {
+        k.memo.filled = true;
+    }
+    Ok(out)
+}
+
+/// A run that keeps what does not vary.
+struct Keeping<'m, A: Algebra> {
+    memo: &'m mut Memo<A>,
+    /// The next binding's slot.
+    next: usize,
+    /// While the slots are filled: the names whose values vary (the varying base names, and
+    /// definitions that name one).
+    varies: std::collections::HashSet<String>,
+}
+
+impl<A: Algebra> Keeping<'_, A> {
+    /// The value of one binding of a `let`, and whether it varies; the caller marks the names.
+    fn value(
+        &mut self,
+        b: &Binding,
+        alg: &mut A,
+        env: &Env<A>,
+        file: &str,
+    ) -> Result<(Rc<Val<A>>, bool), EvalError> {
+        let slot = self.next;
+        self.next += 1;
+        if self.memo.filled {
+            return Ok(match &self.memo.slots[slot] {
+                Some(v) => (v.clone(), false),
+                None => (Rc::new(define(b, alg, env, file)?), true),
+            });
+        }
+        let varies = self.names_varying(&b.body, b.params.as_deref().unwrap_or_default());
+        let v = Rc::new(define(b, alg, env, file)?);
+        self.memo.slots.push((!varies).then(|| v.clone()));
+        Ok((v, varies))
+    }
+
+    /// Does `e` name something that varies (other than the parameters it is a body of)?
+    fn names_varying(&self, e: &Expr, params: &[Arc<str>]) -> bool {
+        let named = match e {
+            Expr::Name(n, _) | Expr::App(n, _, _) => {
+                self.varies.contains(n) && !params.iter().any(|p| **p == **n)
+            }
+            _ => false,
+        };
+        named || (e.operands().into_iter()).any(|a| self.names_varying(a, params))
+    }
+
+    fn mark(&mut self, name: &str, varies: bool) {
+        if self.memo.filled {
+            return;
+        }
+        if varies {
+            self.varies.insert(name.to_string());
+        } else {
+            self.varies.remove(name);
+        }
+    }
 }
 
 fn run_in<A: Algebra>(
@@ -146,19 +254,35 @@ fn run_in<A: Algebra>(
     alg: &mut A,
     env: &mut Env<A>,
     out: &mut Vec<CheckResult<A::Bool>>,
+    keep: &mut Option<Keeping<A>>,
 ) -> Result<(), EvalError> {
     let file = model.file.as_str();
     for st in &model.stmts {
         match st {
-            Stmt::Include(m) => run_in(m, alg, env, out)?,
+            Stmt::Include(m) => run_in(m, alg, env, out, keep)?,
             Stmt::Let(bs) => {
+                // `let a = e and b = f`: each body sees the names bound before the `let`.
                 let mut vals = Vec::new();
                 for b in bs {
-                    vals.push((b.name.clone(), Rc::new(define(b, alg, env, file)?)));
+                    let (v, varies) = match keep {
+                        Some(k) => k.value(b, alg, env, file)?,
+                        None => (Rc::new(define(b, alg, env, file)?), true),
+                    };
+                    vals.push((b.name.clone(), v, varies));
                 }
-                env.extend(vals);
+                for (name, v, varies) in vals {
+                    if let Some(k) = keep {
+                        k.mark(&name, varies);
+                    }
+                    env.push((name, v));
+                }
             }
-            Stmt::LetRec(bs) => letrec(bs, alg, env, file)?,
+            Stmt::LetRec(bs) => {
+                letrec(bs, alg, env, file)?;
+                if let Some(k) = keep {
+                    bs.iter().for_each(|b| k.mark(&b.name, true));
+                }
+            }
             Stmt::Check(c) => {
                 let v = eval(&c.expr, alg, env, file)?;
                 let holds = match (c.kind, v) {

@@ -687,6 +687,7 @@ fn judge_by(
         Goal::NearMisses => (2, true),
         _ => (1, false),
     };
+    let mut memo = interp::Memo::new(super::GROWING);
     let mut leaf = |a: &mut Concrete, rf_pick: &[usize], chosen: &[CoOrder]| {
         let chosen: Vec<&CoOrder> = chosen.iter().collect();
         let rf = Matrix::from_pairs(
@@ -722,7 +723,7 @@ fn judge_by(
         }
         a.rels.insert("rf".into(), rf.clone());
         a.rels.insert("co".into(), co);
-        let results = interp::run(cat, a)?;
+        let results = interp::run_with(cat, a, &mut memo)?;
         let failed: Vec<usize> = (0..results.len())
             .filter(|&k| !results[k].flag && !results[k].holds)
             .collect();
@@ -847,6 +848,8 @@ enum Step {
 struct Search<'a> {
     alg: Concrete,
     pruning: &'a crate::cat::Model,
+    /// What the pruning model derives from the run's events alone.
+    memo: interp::Memo<Concrete>,
     /// Whether the weakened model has an axiom left at all.
     prunes: bool,
     prune_at: usize,
@@ -898,6 +901,7 @@ impl<'a> Search<'a> {
         Search {
             alg,
             pruning,
+            memo: interp::Memo::new(super::GROWING),
             prunes,
             prune_at: 1,
             partial,
@@ -1042,7 +1046,7 @@ impl<'a> Search<'a> {
         );
         self.alg.rels.insert("rf".into(), rf);
         self.alg.rels.insert("co".into(), co);
-        let results = interp::run(self.pruning, &mut self.alg)?;
+        let results = interp::run_with(self.pruning, &mut self.alg, &mut self.memo)?;
         let failed = results.iter().filter(|c| !c.flag && !c.holds).count();
         Ok(failed >= self.prune_at)
     }

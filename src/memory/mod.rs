@@ -241,7 +241,7 @@ impl MemoryModel {
 }
 
 /// The base relations the explorer chooses pair by pair when it searches candidates.
-const GROWING: &[&str] = &["rf", "co"];
+pub(crate) const GROWING: &[&str] = &["rf", "co"];
 
 /// Every relation an execution gives a model (the fixed ones of [`base`] and these).
 pub const EXECUTION_RELATIONS: &[&str] =
