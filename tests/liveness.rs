@@ -1609,3 +1609,41 @@ fn the_engines_agree_on_load_buffering_across_loop_edges() {
         "{both} of {asked} decided by both ({violated} violated)"
     );
 }
+
+/// Dartagnan's CADP `84_simple` (and `85`, `106`, `107`, `154`, `155`, the same shape) is
+/// `live`, but under `vulkan.cat` every finite run that goes round its exchange loop is
+/// consistent: the 0s the loop reads come from exchanges the other thread makes only after
+/// reading the flag the loop's thread sets once it has left, load buffering that vulkan.cat
+/// allows and SC forbids (`lb_exchange.litmus`, both engines). So no loop bound proves `live`
+/// there: under SC both engines say `live`, under `vulkan` neither says `violated` (both say
+/// `unknown`, docs/progress.md).
+#[test]
+fn load_buffering_feeds_an_exchange_loop_at_every_bound() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cat");
+    let sso = Model::by_name("SSO").unwrap();
+    let lb = tangle::syntax::parse_file(&data.join("lb_exchange.litmus")).unwrap();
+    use tangle::query::Verdict;
+    for (memory, want) in [("sc", Verdict::Forbidden), ("vulkan", Verdict::Allowed)] {
+        for engine in [Engine::Explore, Engine::Smt] {
+            let o = under(memory).with_engine(engine);
+            let got = tangle::query::analyse(&lb, &sso, &o).unwrap().verdict;
+            assert_eq!(got, want, "lb_exchange under {memory}, {engine:?}");
+        }
+    }
+    let fed = tangle::syntax::parse_file(&data.join("exchange_fed_by_lb.litmus")).unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        let sc = under("sc").with_engine(engine);
+        let v = liveness(&fed, &sso, &fair, &sc).unwrap().verdict;
+        assert!(matches!(v, LiveVerdict::Live), "SC, {engine:?}: {v:?}");
+        let vk = under("vulkan")
+            .with_engine(engine)
+            .with_unroll(6)
+            .with_timeout_ms(Some(3000));
+        let v = liveness(&fed, &sso, &fair, &vk).unwrap().verdict;
+        assert!(
+            !matches!(v, LiveVerdict::Violated),
+            "vulkan, {engine:?}: {v:?}"
+        );
+    }
+}
