@@ -41,7 +41,7 @@ pub trait Algebra {
     fn range(&mut self, r: &Self::Rel) -> Self::Set;
 
     /// Is the set certainly empty? The interpreter then skips what cannot change the answer
-    /// (the right side of `&`, `\\` and `;`): a model names dozens of relations through tags a
+    /// (the right side of `&`, `\` and `;`): a model names dozens of relations through tags a
     /// test may not use (release, acquire, availability), and evaluating them for every
     /// candidate was most of the concrete back end's time. `false` when the back end cannot
     /// tell, and when every subexpression must be evaluated (type-checking a model).
