@@ -144,22 +144,22 @@ pub fn run<A: Algebra>(model: &Model, alg: &mut A) -> Result<Vec<CheckResult<A::
 /// Definitions whose values do not depend on the base names a search varies, kept from one
 /// run to the next. The explorer judges thousands of choices of `rf` and `co` over one run's
 /// events; the sets, scopes and orders a model derives from the rest were evaluated again for
-/// each. A memo belongs to one model and one algebra whose other base names stay as they are.
+/// each. Which definitions stay is `cat::prefix`'s rule of stability ([`super::prefix::fixed_lets`]).
+/// A memo belongs to one model and one algebra whose other base names stay as they are.
 pub struct Memo<A: Algebra + ?Sized> {
-    /// The base names that vary from run to run.
-    varying: Vec<String>,
-    /// One per `let` binding, in the order a run meets them: its value when it does not vary.
+    /// One per `let` binding, in the order a run meets them: whether its value stays.
+    fixed: Vec<bool>,
+    /// The values of those that stay, once evaluated.
     slots: Vec<Option<Rc<Val<A>>>>,
-    /// Whether a whole run has filled the slots.
-    filled: bool,
 }
 
 impl<A: Algebra> Memo<A> {
-    pub fn new(varying: &[&str]) -> Memo<A> {
+    /// A memo for `model`, whose base names in `varying` change from run to run.
+    pub fn new(model: &Model, varying: &[&str]) -> Memo<A> {
+        let fixed = super::prefix::fixed_lets(model, varying);
         Memo {
-            varying: varying.iter().map(|s| s.to_string()).collect(),
-            slots: Vec::new(),
-            filled: false,
+            slots: vec![None; fixed.len()],
+            fixed,
         }
     }
 
@@ -177,76 +177,34 @@ pub fn run_with<A: Algebra>(
 ) -> Result<Vec<CheckResult<A::Bool>>, EvalError> {
     let mut env: Env<A> = Vec::with_capacity(memo.slots.len() + 8);
     let mut out = Vec::new();
-    if !memo.filled {
-        memo.slots.clear();
-    }
-    let varies = memo.varying.iter().cloned().collect();
-    let mut keep = Some(Keeping {
-        memo,
-        next: 0,
-        varies,
-    });
-    run_in(model, alg, &mut env, &mut out, &mut keep)?;
-    if let Some(k) = keep {
-        k.memo.filled = true;
-    }
+    run_in(model, alg, &mut env, &mut out, &mut Some((memo, 0)))?;
     Ok(out)
 }
 
-/// A run that keeps what does not vary.
-struct Keeping<'m, A: Algebra> {
-    memo: &'m mut Memo<A>,
-    /// The next binding's slot.
-    next: usize,
-    /// While the slots are filled: the names whose values vary (the varying base names, and
-    /// definitions that name one).
-    varies: std::collections::HashSet<String>,
-}
+/// A run's memo, and the slot of the next `let` binding it meets.
+type Keeping<'m, A> = Option<(&'m mut Memo<A>, usize)>;
 
-impl<A: Algebra> Keeping<'_, A> {
-    /// The value of one binding of a `let`, and whether it varies; the caller marks the names.
-    fn value(
-        &mut self,
-        b: &Binding,
-        alg: &mut A,
-        env: &Env<A>,
-        file: &str,
-    ) -> Result<(Rc<Val<A>>, bool), EvalError> {
-        let slot = self.next;
-        self.next += 1;
-        if self.memo.filled {
-            return Ok(match &self.memo.slots[slot] {
-                Some(v) => (v.clone(), false),
-                None => (Rc::new(define(b, alg, env, file)?), true),
-            });
-        }
-        let varies = self.names_varying(&b.body, b.params.as_deref().unwrap_or_default());
-        let v = Rc::new(define(b, alg, env, file)?);
-        self.memo.slots.push((!varies).then(|| v.clone()));
-        Ok((v, varies))
+/// The value of one binding of a `let`: kept, or evaluated (and kept when it stays).
+fn bound<A: Algebra>(
+    b: &Binding,
+    alg: &mut A,
+    env: &Env<A>,
+    file: &str,
+    keep: &mut Keeping<A>,
+) -> Result<Rc<Val<A>>, EvalError> {
+    let Some((memo, next)) = keep else {
+        return Ok(Rc::new(define(b, alg, env, file)?));
+    };
+    let slot = *next;
+    *next += 1;
+    if let Some(v) = &memo.slots[slot] {
+        return Ok(v.clone());
     }
-
-    /// Does `e` name something that varies (other than the parameters it is a body of)?
-    fn names_varying(&self, e: &Expr, params: &[Arc<str>]) -> bool {
-        let named = match e {
-            Expr::Name(n, _) | Expr::App(n, _, _) => {
-                self.varies.contains(n) && !params.iter().any(|p| **p == **n)
-            }
-            _ => false,
-        };
-        named || (e.operands().into_iter()).any(|a| self.names_varying(a, params))
+    let v = Rc::new(define(b, alg, env, file)?);
+    if memo.fixed[slot] {
+        memo.slots[slot] = Some(v.clone());
     }
-
-    fn mark(&mut self, name: &str, varies: bool) {
-        if self.memo.filled {
-            return;
-        }
-        if varies {
-            self.varies.insert(name.to_string());
-        } else {
-            self.varies.remove(name);
-        }
-    }
+    Ok(v)
 }
 
 fn run_in<A: Algebra>(
@@ -254,7 +212,7 @@ fn run_in<A: Algebra>(
     alg: &mut A,
     env: &mut Env<A>,
     out: &mut Vec<CheckResult<A::Bool>>,
-    keep: &mut Option<Keeping<A>>,
+    keep: &mut Keeping<A>,
 ) -> Result<(), EvalError> {
     let file = model.file.as_str();
     for st in &model.stmts {
@@ -264,25 +222,11 @@ fn run_in<A: Algebra>(
                 // `let a = e and b = f`: each body sees the names bound before the `let`.
                 let mut vals = Vec::new();
                 for b in bs {
-                    let (v, varies) = match keep {
-                        Some(k) => k.value(b, alg, env, file)?,
-                        None => (Rc::new(define(b, alg, env, file)?), true),
-                    };
-                    vals.push((b.name.clone(), v, varies));
+                    vals.push((b.name.clone(), bound(b, alg, env, file, keep)?));
                 }
-                for (name, v, varies) in vals {
-                    if let Some(k) = keep {
-                        k.mark(&name, varies);
-                    }
-                    env.push((name, v));
-                }
+                env.extend(vals);
             }
-            Stmt::LetRec(bs) => {
-                letrec(bs, alg, env, file)?;
-                if let Some(k) = keep {
-                    bs.iter().for_each(|b| k.mark(&b.name, true));
-                }
-            }
+            Stmt::LetRec(bs) => letrec(bs, alg, env, file)?,
             Stmt::Check(c) => {
                 let v = eval(&c.expr, alg, env, file)?;
                 let holds = match (c.kind, v) {

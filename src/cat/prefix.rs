@@ -57,6 +57,46 @@ pub fn growing(model: &Model, growing: &[&str]) -> Model {
     closed_in(model, &mut stable, Part::Pairs(growing))
 }
 
+/// Per `let` binding of `model`, in the order an evaluation meets them (an included file's
+/// where it is included), whether its value stays the same whatever pairs the base relations
+/// in `growing` hold: the stability this module weakens models by, which the interpreter uses
+/// to keep those values from one candidate to the next (`interp::Memo`).
+pub fn fixed_lets(model: &Model, growing: &[&str]) -> Vec<bool> {
+    fn walk(m: &Model, stable: &mut HashMap<String, bool>, part: Part, out: &mut Vec<bool>) {
+        for st in &m.stmts {
+            match st {
+                Stmt::Include(i) => walk(i, stable, part, out),
+                Stmt::Let(bs) => out.extend(mark_let(bs, stable, part)),
+                Stmt::LetRec(bs) => mark_let_rec(bs, stable),
+                Stmt::Check(_) => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(model, &mut HashMap::new(), Part::Pairs(growing), &mut out);
+    out
+}
+
+/// Records whether each binding of a `let` is stable, and says so: `let a = e and b = f`,
+/// each body sees the names bound before the `let`; a function is never stable (its body
+/// depends on its arguments).
+fn mark_let(bs: &[Binding], stable: &mut HashMap<String, bool>, part: Part) -> Vec<bool> {
+    let flags: Vec<bool> = (bs.iter())
+        .map(|b| b.params.is_none() && is_stable(&b.body, stable, part))
+        .collect();
+    for (b, s) in bs.iter().zip(&flags) {
+        stable.insert(b.name.to_string(), *s);
+    }
+    flags
+}
+
+/// A fixpoint is reached through itself: never stable.
+fn mark_let_rec(bs: &[Binding], stable: &mut HashMap<String, bool>) {
+    for b in bs {
+        stable.insert(b.name.to_string(), false);
+    }
+}
+
 /// What is missing from the part of an execution the weakened model judges.
 #[derive(Clone, Copy)]
 enum Part<'a> {
@@ -74,22 +114,12 @@ fn closed_in(model: &Model, stable: &mut HashMap<String, bool>, part: Part) -> M
         match st {
             Stmt::Include(m) => stmts.push(Stmt::Include(Box::new(closed_in(m, stable, part)))),
             Stmt::Let(bs) => {
-                // `let a = e and b = f`: each body sees the names bound before the `let`.
                 let out = bs.iter().map(|b| lower_binding(b, stable, part)).collect();
-                let flags: Vec<bool> = bs
-                    .iter()
-                    .map(|b| b.params.is_none() && is_stable(&b.body, stable, part))
-                    .collect();
-                for (b, s) in bs.iter().zip(flags) {
-                    stable.insert(b.name.to_string(), s);
-                }
+                mark_let(bs, stable, part);
                 stmts.push(Stmt::Let(out));
             }
             Stmt::LetRec(bs) => {
-                // A fixpoint is reached through itself: never stable.
-                for b in bs {
-                    stable.insert(b.name.to_string(), false);
-                }
+                mark_let_rec(bs, stable);
                 stmts.push(Stmt::LetRec(
                     bs.iter().map(|b| lower_binding(b, stable, part)).collect(),
                 ));

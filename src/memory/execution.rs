@@ -687,7 +687,7 @@ fn judge_by(
         Goal::NearMisses => (2, true),
         _ => (1, false),
     };
-    let mut memo = interp::Memo::new(super::GROWING);
+    let mut memo = interp::Memo::new(cat, super::GROWING);
     let mut leaf = |a: &mut Concrete, rf_pick: &[usize], chosen: &[CoOrder]| {
         let chosen: Vec<&CoOrder> = chosen.iter().collect();
         let rf = Matrix::from_pairs(
@@ -901,7 +901,7 @@ impl<'a> Search<'a> {
         Search {
             alg,
             pruning,
-            memo: interp::Memo::new(super::GROWING),
+            memo: interp::Memo::new(pruning, super::GROWING),
             prunes,
             prune_at: 1,
             partial,
