@@ -974,8 +974,8 @@ fn region(code: &[Ins], loops: &[&LoopCtx], follow: &[&str]) -> Option<Vec<Stmt>
 /// A thread with loops as one loop over its basic blocks: `lc_pc` names the next block, and
 /// each iteration runs one block and sets `lc_pc` to where its jump (or fall-through) goes.
 /// Any jumps at all, loops nested, overlapping or entered in the middle, have this form; a
-/// loop iteration of the original is one or more iterations of the dispatch loop, which is
-/// what `--unroll` then bounds.
+/// loop iteration of the original is one or more iterations of the dispatch loop (one per
+/// block with statements it runs), which is what `--unroll` then bounds.
 fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
     // Basic blocks: a label starts one, a jump ends one.
     struct Block {
@@ -1039,6 +1039,28 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
             sp,
         )
     };
+    // A block with no statements and no condition only passes control on (`goto L`, or a
+    // label before the next): a jump to it goes straight to where it leads, so an iteration of
+    // the dispatch loop runs a block that does something, and a loop of the original takes no
+    // more iterations than its blocks with statements. Empty blocks that only lead to each
+    // other in a cycle (`L: goto L`) are left as written: they spin.
+    let through = |start: usize| {
+        let mut t = start;
+        for _ in 0..=blocks.len() {
+            let Some(b) = blocks.get(t).filter(|b| b.stmts.is_empty()) else {
+                return t;
+            };
+            t = match &b.jump {
+                None => t + 1,
+                Some((None, label, _)) => match label_at.get(label) {
+                    Some(&l) => l,
+                    None => return t,
+                },
+                Some((Some(_), ..)) => return t,
+            };
+        }
+        start
+    };
     let mut arms: Vec<(u32, Vec<Stmt>, Span)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         let sp = b
@@ -1048,7 +1070,7 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
             .or(b.jump.as_ref().map(|j| j.2))
             .unwrap_or_default();
         let mut body = b.stmts.clone();
-        let next = i as u32 + 1;
+        let next = through(i + 1) as u32;
         match &b.jump {
             None => body.push(set(next, sp)),
             Some((cond, label, jsp)) => {
@@ -1059,6 +1081,7 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
                     );
                     return None;
                 };
+                let target = through(target);
                 match cond {
                     None => body.push(set(target as u32, *jsp)),
                     Some((op, a, bb)) => {
@@ -1082,7 +1105,10 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
                 }
             }
         }
-        arms.push((i as u32, body, sp));
+        // No jump leads to a block passed through.
+        if through(i) == i {
+            arms.push((i as u32, body, sp));
+        }
     }
     let mut chain: Vec<Stmt> = Vec::new();
     for (i, body, sp) in arms.into_iter().rev() {
@@ -1100,7 +1126,7 @@ fn dispatch(r: &mut Reader, code: &[Ins]) -> Option<Vec<Stmt>> {
     }
     let sp = chain.first().map(|s| s.span).unwrap_or_default();
     Some(vec![
-        set(0, sp),
+        set(through(0) as u32, sp),
         stmt(
             StmtKind::While {
                 cond: Expr {

@@ -294,6 +294,7 @@ impl Exploration {
             return Err("the exploration ran under SC memory".into());
         };
         let StopKey(runs, windows) = self.stop_key(s);
+        tracing::debug!(?windows, events = self.events_at(s), "judging a stop");
         let runs: Vec<&[Access]> = runs.iter().map(Vec::as_slice).collect();
         let init = prog.initial_memory();
         memory::hang_consistent(prog, mm, &runs, &init, budget, &windows)
