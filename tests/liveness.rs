@@ -1705,3 +1705,44 @@ fn dispatch_loops_pass_through_blocks_that_only_jump() {
     let text = tangle::syntax::print::to_litmus(&spin);
     assert_eq!(text.matches("if (lc_pc ==").count(), 4, "{text}");
 }
+
+/// Dartagnan's CADP `2_threads_3_instructions/59_simple` (violated in the published tables):
+/// thread 1 exchanges 1 in while it reads 0; thread 0 exchanges 0 in, twice a round, while it
+/// reads 1. They hang taking turns, thread 1 twice per round of thread 0. Every iteration of
+/// thread 1 makes the same access, so it repeats windows of one iteration, or two, or more;
+/// only two keep pace with thread 0's round. The explorer judged the shortest alone and ran
+/// out of time at every bound (`unknown`); it now tries every length, shortest first, and
+/// finds the hang at --unroll 4, as Z3 does.
+#[test]
+fn a_hang_is_judged_with_windows_that_keep_pace() {
+    let src = "VULKAN 59_simple\n{\nMem0=0;\nP0:r0=0;\nP0:r1=0;\nP1:r2=0;\n}\n\
+               P0@sg 0,wg 0, qf 0 | P1@sg 0,wg 0, qf 0 ;\n\
+               LC00: | LC10: ;\n\
+               rmw.atom.wg.sc0 r0, Mem0, 0 | rmw.atom.wg.sc0 r2, Mem0, 1 ;\n\
+               bne r0, 0, LC01 | bne r2, 0, LC11 ;\n\
+               goto LC02 | goto LC10 ;\n\
+               LC01: | LC11: ;\n\
+               rmw.atom.wg.sc0 r1, Mem0, 0 | ;\n\
+               bne r1, 1, LC02 | ;\n\
+               goto LC00 | ;\n\
+               LC02: | ;\n\
+               exists 0==0\n";
+    let test = tangle::dialect::vulkan::parse("59_simple.litmus", src.as_bytes()).unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        let mut o = Options::default()
+            .with_engine(engine)
+            .with_timeout_ms(Some(30_000));
+        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
+            .unwrap()
+            .map(std::sync::Arc::new);
+        let r = liveness(&test, &sso, &fair, &o).unwrap();
+        assert!(
+            matches!(r.verdict, LiveVerdict::Violated),
+            "{engine:?}: {:?} at {:?}",
+            r.verdict,
+            r.bound
+        );
+    }
+}

@@ -140,9 +140,10 @@ pub struct Exploration {
     memory: Option<Arc<MemoryModel>>,
 }
 
-/// A stop's events per thread and the window each repeats (opaque outside the explorer).
+/// A stop's events per thread and the windows each may repeat, shortest first (opaque
+/// outside the explorer).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct StopKey(Vec<Vec<Access>>, Vec<Window>);
+pub struct StopKey(Vec<Vec<Access>>, Vec<Vec<Window>>);
 
 /// The explored state graph, kept for the liveness question (`engine::lasso`).
 ///
@@ -293,26 +294,58 @@ impl Exploration {
         let Some(mm) = &self.memory else {
             return Err("the exploration ran under SC memory".into());
         };
-        let StopKey(runs, windows) = self.stop_key(s);
-        tracing::debug!(?windows, events = self.events_at(s), "judging a stop");
+        let StopKey(runs, choices) = self.stop_key(s);
         let runs: Vec<&[Access]> = runs.iter().map(Vec::as_slice).collect();
         let init = prog.initial_memory();
-        memory::hang_consistent(prog, mm, &runs, &init, budget, &windows)
-            .map_err(|e| format!("memory model: {e}"))
+        // A thread whose iterations all make the same accesses repeats windows of one, two,
+        // ... iterations; a lasso needs the lengths that keep pace with the other threads'
+        // (one exchange of a thread for each of another's). Every choice is tried, the
+        // shortest first.
+        let mut all: Vec<Vec<Window>> = vec![Vec::new()];
+        for options in &choices {
+            all = (all.into_iter())
+                .flat_map(|w| {
+                    options.iter().map(move |o| {
+                        let mut w = w.clone();
+                        w.push(*o);
+                        w
+                    })
+                })
+                .collect();
+        }
+        let span = |w: &Window| match w {
+            Window::Writes { from, mid } => mid - from,
+            _ => 0,
+        };
+        all.sort_by_key(|ws| ws.iter().map(span).sum::<usize>());
+        let mut doubt = false;
+        for windows in all {
+            tracing::debug!(?windows, events = self.events_at(s), "judging a stop");
+            match memory::hang_consistent(prog, mm, &runs, &init, budget, &windows)
+                .map_err(|e| format!("memory model: {e}"))?
+            {
+                Some(true) => return Ok(Some(true)),
+                Some(false) => {}
+                None => doubt = true,
+            }
+        }
+        Ok((!doubt).then_some(false))
     }
 
     /// What [`Exploration::stop_consistent`] judges of state `s`: two stops with equal keys
     /// (the same events per thread, reached by different interleavings) get one answer.
     pub fn stop_key(&self, s: StateRef) -> StopKey {
         let (state, _) = self.visited.get_index(s as usize).expect("valid ref");
-        let windows: Vec<Window> = (state.threads.iter())
+        let windows: Vec<Vec<Window>> = (state.threads.iter())
             .map(|t| match (t.spin_from, t.repeating()) {
-                (Some((from, _)), _) => Window::Reads(from as usize),
-                (None, Some((from, mid, _))) => Window::Writes {
-                    from: from as usize,
-                    mid: mid as usize,
-                },
-                _ => Window::None,
+                (Some((from, _)), _) => vec![Window::Reads(from as usize)],
+                (None, Some(_)) => (t.repeat.iter().flat_map(|r| &r.windows))
+                    .map(|&(from, mid)| Window::Writes {
+                        from: from as usize,
+                        mid: mid as usize,
+                    })
+                    .collect(),
+                _ => vec![Window::None],
             })
             .collect();
         StopKey(
@@ -378,7 +411,7 @@ struct Thread {
     /// the earlier window (the infix), of the later one (the suffix), the header the suffix
     /// starts from, and its events then (the windows end there while it records no other).
     /// It goes on (the windows may not repeat).
-    repeat: Option<(u32, u32, BlockId, u32)>,
+    repeat: Option<Repeat>,
     /// Safety only: the instances of partly idle loops it entered, and how each went
     /// (docs/progress.md, "Idle iterations").
     rounds: Vec<Round>,
@@ -426,9 +459,21 @@ impl Thread {
     /// Liveness under a memory model: the windows of writes it may repeat, standing where
     /// they end (infix start, suffix start, the header the suffix starts from).
     fn repeating(&self) -> Option<(u32, u32, BlockId)> {
-        let (from, mid, header, now) = self.repeat?;
-        (self.events.len() as u32 == now).then_some((from, mid, header))
+        let r = self.repeat.as_ref()?;
+        let &(from, mid) = r.windows.first()?;
+        (self.events.len() as u32 == r.now).then_some((from, mid, r.header))
     }
+}
+
+/// Where a thread may repeat windows of writes (`Thread::repeat`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Repeat {
+    /// Every pair of windows (first event of the infix, of the suffix), shortest first.
+    windows: Vec<(u32, u32)>,
+    /// The header the shortest suffix starts from.
+    header: BlockId,
+    /// The thread's events then.
+    now: u32,
 }
 
 /// A lazy op instance: (subgroup, block, instruction index).
@@ -1773,13 +1818,21 @@ impl<'p> Explorer<'p> {
         let equal: Vec<&(BlockId, Vec<u32>, u32)> = (t.entries.iter().rev())
             .filter(|(b, r, _)| same_loop(*b) && *r == regs)
             .collect();
-        t.repeat = equal.iter().enumerate().find_map(|(k, &&(mb, _, mid))| {
-            let suffix = &t.events[mid as usize..now as usize];
-            equal[k + 1..].iter().find_map(|&&(_, _, from)| {
-                let infix = &t.events[from as usize..mid as usize];
-                (infix.len() == suffix.len() && infix.iter().zip(suffix).all(|(a, b)| same(a, b)))
-                    .then_some((from, mid, mb, now))
+        let windows: Vec<(u32, u32, BlockId)> = (equal.iter().enumerate())
+            .filter_map(|(k, &&(mb, _, mid))| {
+                let suffix = &t.events[mid as usize..now as usize];
+                equal[k + 1..].iter().find_map(|&&(_, _, from)| {
+                    let infix = &t.events[from as usize..mid as usize];
+                    (infix.len() == suffix.len()
+                        && infix.iter().zip(suffix).all(|(a, b)| same(a, b)))
+                    .then_some((from, mid, mb))
+                })
             })
+            .collect();
+        t.repeat = windows.first().map(|&(_, _, header)| Repeat {
+            windows: windows.iter().map(|&(from, mid, _)| (from, mid)).collect(),
+            header,
+            now,
         });
         t.entries.push((hb, regs, t.events.len() as u32));
         if t.entries.len() > super::MAX_SPIN_PERIOD as usize {
