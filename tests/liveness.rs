@@ -1746,3 +1746,46 @@ fn a_hang_is_judged_with_windows_that_keep_pace() {
         );
     }
 }
+
+/// One thread, one cell: exchange 0 in, store 1 unless it read 1, exchange 1 in, go round
+/// while that read 1 (the shape of Dartagnan's CADP `2_threads_4_instructions/122_simple`).
+/// Coherence and atomicity let it go round once: live. At `--unroll 3` its run holds seven
+/// writes of one cell, 5,040 coherence orders, and a run cut there was judged only when its
+/// candidates were at most 2^12; so the cut stayed a doubt at every bound (`unknown`). A cut
+/// run is now searched however many candidates it has (atomicity leaves one order, found in
+/// a few choices), and both engines say `live`.
+#[test]
+fn a_cut_run_is_searched_however_many_candidates_it_has() {
+    let src = "VULKAN chain\n{\nMem0=0;\nP0:r0=0;\nP0:r1=0;\n}\n\
+               P0@sg 0,wg 0, qf 0 ;\n\
+               LC00: ;\n\
+               rmw.atom.wg.sc0 r0, Mem0, 0 ;\n\
+               bne r0, 1, LC01 ;\n\
+               goto LC02 ;\n\
+               LC01: ;\n\
+               st.atom.wg.sc0 Mem0, 1 ;\n\
+               LC02: ;\n\
+               rmw.atom.wg.sc0 r1, Mem0, 1 ;\n\
+               bne r1, 1, LC03 ;\n\
+               goto LC00 ;\n\
+               LC03: ;\n\
+               exists 0==0\n";
+    let test = tangle::dialect::vulkan::parse("chain.litmus", src.as_bytes()).unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        let mut o = Options::default()
+            .with_engine(engine)
+            .with_timeout_ms(Some(30_000));
+        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
+            .unwrap()
+            .map(std::sync::Arc::new);
+        let r = liveness(&test, &sso, &fair, &o).unwrap();
+        assert!(
+            matches!(r.verdict, LiveVerdict::Live),
+            "{engine:?}: {:?} at {:?}",
+            r.verdict,
+            r.bound
+        );
+    }
+}

@@ -140,6 +140,9 @@ pub struct Exploration {
     memory: Option<Arc<MemoryModel>>,
 }
 
+/// Most choices of window lengths a stop is judged with ([`Exploration::stop_consistent`]).
+const MAX_WINDOW_CHOICES: usize = 64;
+
 /// A stop's events per thread and the windows each may repeat, shortest first (opaque
 /// outside the explorer).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -318,7 +321,9 @@ impl Exploration {
             _ => 0,
         };
         all.sort_by_key(|ws| ws.iter().map(span).sum::<usize>());
-        let mut doubt = false;
+        // Each choice is a judgement of its own: beyond a few dozen, the rest is a doubt.
+        let mut doubt = all.len() > MAX_WINDOW_CHOICES;
+        all.truncate(MAX_WINDOW_CHOICES);
         for windows in all {
             tracing::debug!(?windows, events = self.events_at(s), "judging a stop");
             match memory::hang_consistent(prog, mm, &runs, &init, budget, &windows)
@@ -407,10 +412,10 @@ struct Thread {
     /// and the header they start from.
     spin_from: Option<(u32, BlockId)>,
     /// Liveness under a memory model: it came back to a header as it entered it twice before,
-    /// the same accesses (which write) between each of the three entries: the first event of
-    /// the earlier window (the infix), of the later one (the suffix), the header the suffix
-    /// starts from, and its events then (the windows end there while it records no other).
-    /// It goes on (the windows may not repeat).
+    /// the same accesses (which write) between each of the three entries: where the windows
+    /// (the earlier, the infix; the later, the suffix) begin, for every such pair (they end
+    /// where it stands while it records no other event). It goes on (the windows may not
+    /// repeat).
     repeat: Option<Repeat>,
     /// Safety only: the instances of partly idle loops it entered, and how each went
     /// (docs/progress.md, "Idle iterations").

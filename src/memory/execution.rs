@@ -172,8 +172,13 @@ pub fn near_misses(
 /// May a run cut short (by the loop bound, or by undefined behaviour) begin a consistent
 /// execution, as far as [`MemoryModel::prefix`] can tell? `later[t]`: what thread `t` may
 /// still write after the run's end ([`Program::future`]; nothing once it terminated), which a
-/// read of another thread may have taken (load buffering past the cut). `None` when its
-/// candidates were too many or the budget ran out (then it may).
+/// read of another thread may have taken (load buffering past the cut). `None` when the
+/// search stopped after [`MAX_PREFIX_CANDIDATES`] choices or the budget ran out (then it may).
+///
+/// A run's candidates are searched however many there are: a chain of read-modify-writes
+/// on one cell has `k!` coherence orders, of which atomicity and coherence leave one, found
+/// in a few choices. (Giving up at once beyond 2^12 candidates left a single thread's loop of
+/// two exchanges and a store, seven writes at `--unroll 3`, as a doubt at every bound.)
 pub fn prefix_consistent(
     prog: &Program,
     model: &MemoryModel,
@@ -182,13 +187,13 @@ pub fn prefix_consistent(
     budget: &crate::budget::Budget,
     later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
-    prefix_consistent_within(
+    prefix_search(
         prog,
         model,
         runs,
         init,
         budget,
-        MAX_PREFIX_CANDIDATES,
+        (MAX_PREFIX_CANDIDATES, u64::MAX),
         later,
     )
 }
@@ -231,6 +236,20 @@ pub fn prefix_consistent_within(
     cap: u64,
     later: &[Future],
 ) -> Result<Option<bool>, EvalError> {
+    prefix_search(prog, model, runs, init, budget, (cap, cap), later)
+}
+
+/// [`prefix_consistent`] searching at most `caps.0` choices, and giving up at once on a run
+/// with more than `caps.1` candidates.
+fn prefix_search(
+    prog: &Program,
+    model: &MemoryModel,
+    runs: &[&[Access]],
+    init: &[u32],
+    budget: &crate::budget::Budget,
+    caps: (u64, u64),
+    later: &[Future],
+) -> Result<Option<bool>, EvalError> {
     // A later write is worth naming when a read of another thread may have taken it.
     let taken = |u: usize, w: &FutureWrite| {
         (runs.iter().enumerate().filter(|&(t, _)| t != u))
@@ -262,7 +281,7 @@ pub fn prefix_consistent_within(
                 named: set,
                 unbounded: &unbounded,
             };
-            let goal = Goal::Prefix(cap, &l);
+            let goal = Goal::Prefix(caps, &l);
             match one_found(judge_by(prog, model, runs, init, budget, goal, &|_| true)?)? {
                 Some(true) => return Ok(Some(true)),
                 Some(false) => {}
@@ -317,11 +336,12 @@ enum Goal<'a> {
     All,
     /// The near misses of a run with open reads.
     NearMisses,
-    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), when the
-    /// run has at most this many candidates, searching at most this many choices. (A prefix
-    /// is asked at every step of a loop: searching many candidates there cost more than the
-    /// runs it dropped saved.) The writes still to come that reads may take.
-    Prefix(u64, &'a Later<'a>),
+    /// One candidate satisfying the prefix-closed axioms ([`MemoryModel::prefix`]), searching
+    /// at most the first number of choices, when the run has at most the second number of
+    /// candidates. (A prefix is asked at every step of a loop: searching many candidates
+    /// there cost more than the runs it dropped saved.) The writes still to come that reads
+    /// may take.
+    Prefix((u64, u64), &'a Later<'a>),
     /// One consistent candidate in which every thread can repeat its window for ever.
     Hang(&'a [Window]),
 }
@@ -616,7 +636,7 @@ fn judge_by(
     let open_reads = reads.iter().any(|&r| ev[r].open);
     out.open_reads = open_reads;
     let (cap, listed) = match goal {
-        Goal::Prefix(cap, _) => (cap, cap),
+        Goal::Prefix(caps, _) => caps,
         Goal::All if open_reads => (OPEN_CAP, MAX_CANDIDATES),
         Goal::All | Goal::NearMisses => (MAX_CANDIDATES, MAX_CANDIDATES),
         Goal::Hang(_) => (MAX_CANDIDATES, u64::MAX),
