@@ -1789,3 +1789,37 @@ fn a_cut_run_is_searched_however_many_candidates_it_has() {
         );
     }
 }
+
+/// Dartagnan's GLSL `loop-1` … `loop-4` (`tests/data/dartagnan-tangles`): a lane spins on a
+/// flag its neighbour sets after a subgroup op. The issue that asked for `tangle liveness`
+/// began with every model answering `unknown` on them. Under every SIMT-Step model but Symb
+/// and every progress model the explorer finds the hang (`violated`), and Z3 agrees under
+/// SSO and CM; Symb's symbolic subgroup ops leave it `unknown`, with why.
+#[test]
+fn dartagnans_loop_tests_hang_under_every_model_but_symb() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-tangles");
+    let progress = ["fair", "hsa", "obe", "hsa-obe", "lobe", "unfair"];
+    for k in 1..=4 {
+        let file = dir.join(format!("loop-{k}.comp"));
+        let test = tangle::load(&file, &Default::default()).unwrap();
+        for m in ["CM", "SM", "SCF", "SSO", "Spec", "Lazy", "Symb"] {
+            let model = Model::by_name(m).unwrap();
+            for p in progress {
+                let r = liveness(&test, &model, &Progress::parse(p).unwrap(), &opts()).unwrap();
+                match (m, &r.verdict) {
+                    ("Symb", LiveVerdict::Unknown(why)) => assert!(!why.is_empty()),
+                    (_, LiveVerdict::Violated) if m != "Symb" => {}
+                    (_, v) => panic!("loop-{k} under {m}, {p}: {v:?}"),
+                }
+            }
+            if m == "SSO" || m == "CM" {
+                let fair = Progress::parse("fair").unwrap();
+                let z = liveness(&test, &model, &fair, &smt()).unwrap().verdict;
+                assert!(
+                    matches!(z, LiveVerdict::Violated),
+                    "loop-{k} under {m}, Z3: {z:?}"
+                );
+            }
+        }
+    }
+}
