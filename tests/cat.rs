@@ -1538,3 +1538,31 @@ fn kept_definitions_change_no_check() {
     }
     assert!(kept > 0, "no definition was kept");
 }
+
+/// A model that wants lockstep lanes to be coherent says so with `sched`, the order of the
+/// schedule's steps (docs/memory-models.md, the paper's tests under `vulkan`): the paper's
+/// `sm_ww` is then forbidden under CM and allowed under SSO, where `vulkan.cat` alone allows
+/// it under both. `sstep` relates a collective step's lanes both ways, so in the same axiom
+/// it allows no execution at all (the docs suggested that axiom until 2026-11-29).
+#[test]
+fn lockstep_coherence_is_said_with_sched_not_sstep() {
+    let src = std::fs::read_to_string("litmus/paper/sm_ww.litmus").unwrap();
+    let axiom = |order: &str| {
+        cat_model(&format!(
+            "include \"vulkan.cat\"\nlet fr = rf^-1 ; co\nacyclic {order} | (po & loc) | rf | co | fr as lockstep\n"
+        ))
+    };
+    let vulkan = MemoryModel::resolve("vulkan").unwrap();
+    for m in ["CM", "SSO"] {
+        assert_eq!(verdict(&src, m, vulkan.clone()), Verdict::Allowed, "{m}");
+    }
+    assert_eq!(
+        verdict(&src, "CM", Some(axiom("sched"))),
+        Verdict::Forbidden
+    );
+    assert_eq!(verdict(&src, "SSO", Some(axiom("sched"))), Verdict::Allowed);
+    assert_eq!(
+        verdict(&src, "SSO", Some(axiom("sstep"))),
+        Verdict::Forbidden
+    );
+}
