@@ -1682,16 +1682,8 @@ fn dispatch_loops_pass_through_blocks_that_only_jump() {
     let text = tangle::syntax::print::to_litmus(&test);
     // One arm per block with statements: the `goto`s and the empty exit block are gone.
     assert_eq!(text.matches("if (lc_pc ==").count(), 3, "{text}");
-    let fair = Progress::parse("fair").unwrap();
-    let sso = Model::by_name("SSO").unwrap();
     for engine in [Engine::Explore, Engine::Smt] {
-        let mut o = Options::default()
-            .with_engine(engine)
-            .with_timeout_ms(Some(30_000));
-        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
-            .unwrap()
-            .map(std::sync::Arc::new);
-        let r = liveness(&test, &sso, &fair, &o).unwrap();
+        let r = under_vulkan_fair(&test, engine);
         assert!(
             matches!(r.verdict, LiveVerdict::Violated) && r.bound == Some(6),
             "{engine:?}: {:?} at {:?}",
@@ -1728,16 +1720,8 @@ fn a_hang_is_judged_with_windows_that_keep_pace() {
                LC02: | ;\n\
                exists 0==0\n";
     let test = tangle::dialect::vulkan::parse("59_simple.litmus", src.as_bytes()).unwrap();
-    let fair = Progress::parse("fair").unwrap();
-    let sso = Model::by_name("SSO").unwrap();
     for engine in [Engine::Explore, Engine::Smt] {
-        let mut o = Options::default()
-            .with_engine(engine)
-            .with_timeout_ms(Some(30_000));
-        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
-            .unwrap()
-            .map(std::sync::Arc::new);
-        let r = liveness(&test, &sso, &fair, &o).unwrap();
+        let r = under_vulkan_fair(&test, engine);
         assert!(
             matches!(r.verdict, LiveVerdict::Violated),
             "{engine:?}: {:?} at {:?}",
@@ -1771,16 +1755,8 @@ fn a_cut_run_is_searched_however_many_candidates_it_has() {
                LC03: ;\n\
                exists 0==0\n";
     let test = tangle::dialect::vulkan::parse("chain.litmus", src.as_bytes()).unwrap();
-    let fair = Progress::parse("fair").unwrap();
-    let sso = Model::by_name("SSO").unwrap();
     for engine in [Engine::Explore, Engine::Smt] {
-        let mut o = Options::default()
-            .with_engine(engine)
-            .with_timeout_ms(Some(30_000));
-        o.memory = tangle::memory::MemoryModel::resolve("vulkan")
-            .unwrap()
-            .map(std::sync::Arc::new);
-        let r = liveness(&test, &sso, &fair, &o).unwrap();
+        let r = under_vulkan_fair(&test, engine);
         assert!(
             matches!(r.verdict, LiveVerdict::Live),
             "{engine:?}: {:?} at {:?}",
@@ -1822,4 +1798,19 @@ fn dartagnans_loop_tests_hang_under_every_model_but_symb() {
             }
         }
     }
+}
+
+/// `test`'s liveness under SSO, `vulkan` and a fair scheduler, with `engine` and 30 s.
+fn under_vulkan_fair(
+    test: &tangle::syntax::ast::Test,
+    engine: Engine,
+) -> tangle::query::liveness::LivenessReport {
+    let mut o = Options::default()
+        .with_engine(engine)
+        .with_timeout_ms(Some(30_000));
+    o.memory = tangle::memory::MemoryModel::resolve("vulkan")
+        .unwrap()
+        .map(std::sync::Arc::new);
+    let fair = Progress::parse("fair").unwrap();
+    liveness(test, &Model::by_name("SSO").unwrap(), &fair, &o).unwrap()
 }
