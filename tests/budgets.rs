@@ -169,7 +169,8 @@ fn unrolling_runs_under_the_time_budget_and_its_exhaustion_names_the_phase() {
 #[test]
 fn a_test_after_an_abandoned_z3_call_is_still_decided() {
     use std::sync::Arc;
-    let path = std::path::Path::new("tests/data/dartagnan-spirv/benchmarks/ttaslock-2.1.1.spvasm");
+    let path =
+        std::path::Path::new("litmus/public/dartagnan-spirv/benchmarks/ttaslock-2.1.1.spvasm");
     let lock =
         tangle::load(path, &Default::default()).unwrap_or_else(|d| panic!("{}", d.render(false)));
     let sso = Model::by_name("SSO").unwrap();

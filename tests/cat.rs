@@ -281,11 +281,11 @@ fn a_path_through_an_event_that_does_not_happen_relates_nothing() {
 
 // ---- Dartagnan's VULKAN dialect under the bundled Vulkan model -----------------------------
 
-/// `tests/data/vulkan/expected.csv` (Dartagnan's format: path,1|0): each file, under the
+/// `litmus/vulkan/expected.csv` (Dartagnan's format: path,1|0): each file, under the
 /// bundled vulkan.cat, through two execution models and both cat back ends.
 #[test]
 fn vulkan_dialect_agrees_with_its_table() {
-    let dir = Path::new("tests/data/vulkan");
+    let dir = Path::new("litmus/vulkan");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let mut checked = 0;
@@ -317,7 +317,7 @@ fn vulkan_dialect_agrees_with_its_table() {
 fn vulkan_dialect_under_sc_and_errors() {
     // Relaxed message passing is forbidden under SC (the built-in default).
     let test = tangle::load(
-        Path::new("tests/data/vulkan/mp-relaxed.litmus"),
+        Path::new("litmus/vulkan/mp-relaxed.litmus"),
         &Default::default(),
     )
     .unwrap();
@@ -370,7 +370,7 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     let mut opts = Options::default().with_engine(Engine::Smt);
     opts.memory = Some(vulkan.clone());
     let load = |f: &str| tangle::load(Path::new(f), &Default::default()).unwrap();
-    let a = query::analyse(&load("tests/data/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
+    let a = query::analyse(&load("litmus/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
     assert_eq!(a.verdict, Verdict::Allowed);
     let e = a.memory.unwrap().execution.unwrap();
     assert!(
@@ -382,7 +382,7 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
         .rf
         .iter()
         .any(|(w, r)| w.ends_with("W y = 1") && r.ends_with("R y = 1")));
-    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    let a = query::analyse(&load("litmus/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     assert_eq!(a.verdict, Verdict::Forbidden);
     let report = a.memory.unwrap();
     let axioms: Vec<&str> = report
@@ -397,14 +397,14 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     // The explorer's witness carries the execution it judged; it names the same axiom,
     // from the candidates it judged.
     opts = opts.with_engine(Engine::Explore);
-    let a = query::analyse(&load("tests/data/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
+    let a = query::analyse(&load("litmus/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
     let e = a.memory.unwrap().execution.unwrap();
     assert!(
         e.rf.iter()
             .any(|(w, r)| w == "initial x = 0" && r.ends_with("R x = 0")),
         "{e:?}"
     );
-    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    let a = query::analyse(&load("litmus/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     let report = a.memory.unwrap();
     let axioms: Vec<&str> = report
         .forbidden_by
@@ -420,8 +420,45 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     // Without a relaxed model there is nothing to say about memory.
     opts = opts.with_engine(Engine::Smt);
     opts.memory = None;
-    let a = query::analyse(&load("tests/data/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+    let a = query::analyse(&load("litmus/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
     assert!(a.memory.is_none());
+}
+
+/// In a VULKAN or PTX table every row holds one cell per thread: a witness step shows the
+/// cell of the thread that ran it, not the whole row (which began with thread 0's cell).
+#[test]
+fn table_witnesses_show_each_threads_own_cell() {
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let m = Model::by_name("SSO").unwrap();
+    let test = tangle::load(
+        Path::new("litmus/public/dartagnan-vulkan/litmus/VULKAN/Kronos-Group/ssw1.litmus"),
+        &Default::default(),
+    )
+    .unwrap();
+    for engine in [Engine::Smt, Engine::Explore] {
+        let mut opts = Options::default().with_engine(engine);
+        opts.memory = Some(vulkan.clone());
+        let a = query::analyse(&test, &m, &opts).unwrap();
+        assert_eq!(a.verdict, Verdict::Allowed, "{engine:?}");
+        let ran = |t: u32, line: u32| -> Vec<String> {
+            a.witness
+                .as_ref()
+                .unwrap()
+                .iter()
+                .filter(|s| s.threads == [t] && s.line == line)
+                .filter(|s| {
+                    !["label", "branch", "return"]
+                        .iter()
+                        .any(|k| s.instruction.starts_with(k))
+                })
+                .map(|s| s.instruction.clone())
+                .collect()
+        };
+        assert_eq!(ran(0, 13), ["st.sc0 x, 1"], "{engine:?}");
+        assert_eq!(ran(1, 13), ["avdevice"], "{engine:?}");
+        assert_eq!(ran(1, 14), ["visdevice"], "{engine:?}");
+        assert_eq!(ran(2, 13), ["ld.sc1 r0, y"], "{engine:?}");
+    }
 }
 
 /// A model is checked when it is loaded: an unknown name or a wrong arity is a located error
@@ -465,14 +502,16 @@ fn vulkan_rmw_tags_are_per_half() {
 }
 
 /// A sample of Dartagnan's own VULKAN tests with their published results
-/// (`tests/data/dartagnan-vulkan`, MIT): both engines, under the bundled model, agree with
+/// (`litmus/public/dartagnan-vulkan`, MIT): both engines, under the bundled model, agree with
 /// every row but `OOTA` (the documented thin-air difference), under SSO and CM. Among them
 /// the ten barriers with a quorum (`cbar.acq_rel.dv.semsc0 1, 1, N`), three of which hang.
 #[test]
 fn dartagnan_vulkan_sample_matches_the_published_table() {
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let mut checked = 0;
-    for (file, want, test) in dartagnan_rows("tests/data/dartagnan-vulkan", "VULKAN-expected.csv") {
+    for (file, want, test) in
+        dartagnan_rows("litmus/public/dartagnan-vulkan", "VULKAN-expected.csv")
+    {
         // tangle computes values (no thin air), Dartagnan's are free: docs/memory-models.md.
         let want = want && !file.ends_with("OOTA.litmus");
         for model in ["SSO", "CM"] {
@@ -494,7 +533,7 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
 // ---- Dartagnan's PTX dialect under the bundled PTX model ------------------------------------
 
 /// A sample of Dartagnan's PTX v7.5 tests with their published results
-/// (`tests/data/dartagnan-ptx`, MIT): scoped release/acquire, `fence.sc` (`sync_fence`),
+/// (`litmus/public/dartagnan-ptx`, MIT): scoped release/acquire, `fence.sc` (`sync_fence`),
 /// dependencies (`LB-dlb`: control and data), atomics and reductions, CTA barriers, and
 /// `Co-Total-3-threads-scope-same`, which needs PTX's partial coherence, and barriers named by
 /// an id (`SB+named-bar-*`: `bar.cta.sync 1, r2` meets only the barriers whose id is equal at
@@ -503,7 +542,8 @@ fn dartagnan_vulkan_sample_matches_the_published_table() {
 fn dartagnan_ptx_sample_matches_the_published_table() {
     let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
     let mut checked = 0;
-    for (file, want, test) in dartagnan_rows("tests/data/dartagnan-ptx", "PTXv7_5-expected.csv") {
+    for (file, want, test) in dartagnan_rows("litmus/public/dartagnan-ptx", "PTXv7_5-expected.csv")
+    {
         for engine in [Engine::Explore, Engine::Smt] {
             let a = analyse_with(&test, "SSO", engine, &ptx);
             assert_eq!(
@@ -668,9 +708,9 @@ fn dependencies_forbid_load_buffering_under_ptx() {
 fn dialect_tests_print_as_litmus_that_reads_back() {
     let mut checked = 0;
     for (dir, model) in [
-        ("tests/data/dartagnan-ptx/litmus/PTX", "ptx"),
-        ("tests/data/dartagnan-vulkan/litmus/VULKAN", "vulkan"),
-        ("tests/data/vulkan", "vulkan"),
+        ("litmus/public/dartagnan-ptx/litmus/PTX", "ptx"),
+        ("litmus/public/dartagnan-vulkan/litmus/VULKAN", "vulkan"),
+        ("litmus/vulkan", "vulkan"),
     ] {
         let mm = Arc::new(MemoryModel::resolve(model).unwrap().unwrap());
         let mut files = Vec::new();
@@ -721,7 +761,7 @@ fn dartagnan_vulkan_races_sample_matches_the_published_table() {
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let mut checked = 0;
     for (file, want, test) in
-        dartagnan_rows("tests/data/dartagnan-vulkan", "VULKAN-DR-expected.csv")
+        dartagnan_rows("litmus/public/dartagnan-vulkan", "VULKAN-DR-expected.csv")
     {
         assert!(test.filter.is_some(), "{file}");
         let want = if want {
@@ -753,7 +793,7 @@ fn dartagnan_vulkan_races_sample_matches_the_published_table() {
 /// `exists (true)`. Under SC the filter takes outcomes out of the list. Both engines.
 #[test]
 fn a_filter_drops_executions_from_outcomes_condition_and_flags() {
-    let path = Path::new("tests/data/dartagnan-vulkan/litmus/VULKAN/Data-Race/mp-filter.litmus");
+    let path = Path::new("litmus/public/dartagnan-vulkan/litmus/VULKAN/Data-Race/mp-filter.litmus");
     let text = std::fs::read_to_string(path).unwrap();
     let filtered = tangle::load(path, &Default::default()).unwrap();
     let plain =
@@ -826,7 +866,7 @@ fn analyse_with(
 /// `ptx`'s meaning. Both engines, every case.
 #[test]
 fn ptx_coherence_is_partial() {
-    let dir = Path::new("tests/data/dartagnan-ptx");
+    let dir = Path::new("litmus/public/dartagnan-ptx");
     let test = tangle::load(
         &dir.join("litmus/PTX/Manual/Co-Total-3-threads-scope-same.litmus"),
         &Default::default(),
@@ -1310,11 +1350,11 @@ fn open_reads_and_workgroups_one_at_a_time_change_no_verdict() {
     let mut cases: Vec<(String, tangle::syntax::ast::Test, Arc<MemoryModel>)> = Vec::new();
     for (dir, table, mm) in [
         (
-            "tests/data/dartagnan-vulkan",
+            "litmus/public/dartagnan-vulkan",
             "VULKAN-expected.csv",
             &vulkan,
         ),
-        ("tests/data/dartagnan-ptx", "PTXv7_5-expected.csv", &ptx),
+        ("litmus/public/dartagnan-ptx", "PTXv7_5-expected.csv", &ptx),
     ] {
         for (file, _, test) in dartagnan_rows(dir, table) {
             cases.push((file, test, mm.clone()));

@@ -209,11 +209,11 @@ fn cli_checks_expectations_and_refuses_what_it_cannot_answer() {
     assert!(dot.trim_end().ends_with('}'));
 }
 
-/// Dartagnan's Vulkan liveness tests (a sample, `tests/data/dartagnan-liveness`), read
+/// Dartagnan's Vulkan liveness tests (a sample, `litmus/public/dartagnan-liveness`), read
 /// unchanged (their loops are backward jumps), under the five progress models of its tables.
 #[test]
 fn dartagnan_vulkan_liveness_sample_matches_the_published_tables() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-liveness");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-liveness");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let mut lines = table.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').skip(1).collect();
@@ -238,13 +238,13 @@ fn dartagnan_vulkan_liveness_sample_matches_the_published_tables() {
     assert_eq!(checked, 14 * 5);
 }
 
-/// The SIMT-Step TLA+ artifact's shaders, read unchanged (`tests/data/tla-artifact`): the
+/// The SIMT-Step TLA+ artifact's shaders, read unchanged (`litmus/public/tla-artifact`): the
 /// layouts give the launch, `assert(P)` the question, the pragma the progress model. Each
 /// synchronization shader's assertion holds under its own model and the stronger ones and can
 /// fail under the weaker ones; the spinlock needs OBE (or fairness): HSA may starve the holder.
 #[test]
 fn the_tla_artifact_shaders_read_unchanged() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tla-artifact");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/tla-artifact");
     let order = ["CM", "SM", "SCF", "SSO", "Lazy"];
     for (file, own) in [("cm", 0), ("sm", 1), ("scf", 2), ("sso", 3)] {
         let test = tangle::load(&dir.join(format!("{file}.comp")), &Default::default()).unwrap();
@@ -300,7 +300,7 @@ fn the_tla_artifact_shaders_read_unchanged() {
 /// picks a lane, while neither ever terminates.
 #[test]
 fn dead_registers_do_not_multiply_a_shaders_places() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tla-artifact");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/tla-artifact");
     let test = tangle::load(&dir.join("2t_2t_3txt_rr.comp"), &Default::default()).unwrap();
     assert_eq!(test.hints.progress.as_deref(), Some("hsa"));
     let hsa = Progress::parse("hsa").unwrap();
@@ -310,11 +310,12 @@ fn dead_registers_do_not_multiply_a_shaders_places() {
     }
 }
 
-/// Runs Dartagnan's SPIR-V termination tests (`tests/data/dartagnan-spirv/termination`, with
+/// Runs Dartagnan's SPIR-V termination tests (`litmus/public/dartagnan-spirv/termination`, with
 /// their per-scope progress models) with `opts`: every decided answer must be the published
 /// one. Returns (agree, unknown).
 fn spirv_termination(opts: &Options) -> (usize, usize) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-spirv/termination");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-spirv/termination");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let m = Model::by_name("SSO").unwrap();
     let (mut agree, mut unknown) = (0, 0);
@@ -382,7 +383,7 @@ fn dartagnan_spirv_termination_tests_under_vulkan() {
 /// per block of the spin).
 #[test]
 fn z3_agrees_with_the_dartagnan_vulkan_sample() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-liveness");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-liveness");
     let m = Model::by_name("SSO").unwrap();
     let opts = smt().with_unroll(8).with_timeout_ms(Some(10_000));
     let mut decided = 0;
@@ -622,7 +623,7 @@ fn z3_proposes_hangs_one_at_a_time_above_five_threads() {
     }
 }
 
-/// Dartagnan's barriers with a quorum (`tests/data/dartagnan-{vulkan,ptx}`, their rows of
+/// Dartagnan's barriers with a quorum (`litmus/public/dartagnan-{vulkan,ptx}`, their rows of
 /// `VULKAN-Liveness-Fair` and `PTXv7_5-Liveness`): both engines agree with every row (the
 /// `hang` tests never meet their quorum: a deadlock). The PTX barriers named by an id without
 /// a quorum (`barrier-logical-id-*`) do not wait: live.
@@ -633,10 +634,13 @@ fn dartagnan_barrier_tests_match_the_published_liveness_rows() {
     let mut checked = 0;
     for (dir, table) in [
         (
-            "tests/data/dartagnan-vulkan",
+            "litmus/public/dartagnan-vulkan",
             "VULKAN-Liveness-Fair-expected.csv",
         ),
-        ("tests/data/dartagnan-ptx", "PTXv7_5-Liveness-expected.csv"),
+        (
+            "litmus/public/dartagnan-ptx",
+            "PTXv7_5-Liveness-expected.csv",
+        ),
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let rows = std::fs::read_to_string(dir.join(table)).unwrap();
@@ -1052,7 +1056,7 @@ fn under_vulkan_exchange_loops_are_judged() {
 }
 
 fn under_vulkan_exchange_loops(engine: Engine, must: &[&str], at_least: usize) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-liveness");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-liveness");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let (fair, m) = (
         Progress::parse("fair").unwrap(),
@@ -1118,7 +1122,7 @@ fn z3_windows_of_writes_are_the_threads_own_iterations() {
 /// memory model").
 #[test]
 fn under_ptx_the_ptx_liveness_sample_matches_the_published_rows() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-ptx");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-ptx");
     let rows = std::fs::read_to_string(dir.join("PTXv7_5-Liveness-expected.csv")).unwrap();
     let (fair, m) = (
         Progress::parse("fair").unwrap(),
@@ -1766,14 +1770,14 @@ fn a_cut_run_is_searched_however_many_candidates_it_has() {
     }
 }
 
-/// Dartagnan's GLSL `loop-1` … `loop-4` (`tests/data/dartagnan-tangles`): a lane spins on a
+/// Dartagnan's GLSL `loop-1` … `loop-4` (`litmus/public/dartagnan-tangles`): a lane spins on a
 /// flag its neighbour sets after a subgroup op. The issue that asked for `tangle liveness`
 /// began with every model answering `unknown` on them. Under every SIMT-Step model but Symb
 /// and every progress model the explorer finds the hang (`violated`), and Z3 agrees under
 /// SSO and CM; Symb's symbolic subgroup ops leave it `unknown`, with why.
 #[test]
 fn dartagnans_loop_tests_hang_under_every_model_but_symb() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dartagnan-tangles");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/dartagnan-tangles");
     let progress = ["fair", "hsa", "obe", "hsa-obe", "lobe", "unfair"];
     for k in 1..=4 {
         let file = dir.join(format!("loop-{k}.comp"));

@@ -14,11 +14,11 @@ fn holds(path: &Path, engine: Engine) -> Option<bool> {
         .condition_holds
 }
 
-/// Dartagnan's sample (`tests/data/dartagnan-spirv`, MIT): every file read with no launch
+/// Dartagnan's sample (`litmus/public/dartagnan-spirv`, MIT): every file read with no launch
 /// flags, both engines agree with the published result.
 #[test]
 fn dartagnan_spirv_sample_matches_the_published_results() {
-    let dir = Path::new("tests/data/dartagnan-spirv");
+    let dir = Path::new("litmus/public/dartagnan-spirv");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let mut n = 0;
     for line in table.lines().skip(1) {
@@ -195,7 +195,7 @@ fn arbitrary_binaries_never_panic() {
     }
 }
 
-/// Dartagnan's 37 GLSL subgroup tests (`tests/data/dartagnan-tangles`, MIT), compiled by
+/// Dartagnan's 37 GLSL subgroup tests (`litmus/public/dartagnan-tangles`, MIT), compiled by
 /// glslang and read with no flags, under SSO and the bundled `vulkan.cat` with Z3, against the
 /// results Dartagnan publishes. Every row agrees except the ones listed here, each for the
 /// reason docs/memory-models.md gives (`loop-1` and `loop-4` agree since their spin loops are
@@ -250,7 +250,7 @@ fn dartagnan_glsl_subgroup_tests_match_the_published_results_or_the_documented_r
             "lane 1 reads a one-word buffer out of bounds",
         ),
     ];
-    let dir = Path::new("tests/data/dartagnan-tangles");
+    let dir = Path::new("litmus/public/dartagnan-tangles");
     let table = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     let sso = Model::by_name("SSO").unwrap();
     let mut vulkan = Options::default().with_engine(Engine::Smt);

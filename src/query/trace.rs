@@ -2,6 +2,7 @@
 //! and effects (`0:r = 1`, `slots[1] := 2`, `1 -> then#2`), the one form every query's
 //! witnesses, bound hits and hangs are shown in.
 
+use crate::diag::Span;
 use crate::engine::trace::{At, Effect, Step};
 use crate::ir::{self, Program, Target};
 use crate::syntax::ast;
@@ -16,7 +17,8 @@ pub struct TraceStep {
     /// The dynamic block: static block and iteration vector (with the subgroup).
     pub block: String,
     pub line: u32,
-    /// What ran: the source text of the line, or `label` / `branch` / `resolve`.
+    /// What ran: the source text of the line (of its own cell, in a VULKAN or PTX table
+    /// row), or `label` / `branch` / `resolve`.
     pub instruction: String,
     /// What it did, e.g. `0:r = 1`, `slots[1] := 2`, `1 -> then#2`.
     pub effects: Vec<String>,
@@ -40,16 +42,38 @@ pub struct MemoryAccess {
     pub value: Option<u32>,
 }
 
+/// How a trace shows the statement at `span`: its source line, or, when the line holds
+/// other statements too (a row of a VULKAN or PTX table, one cell per thread), the
+/// statement's own text, so that each thread's step shows its own cell.
+pub(crate) fn statement_text(source: &str, span: Span) -> String {
+    let line = source
+        .lines()
+        .nth(span.line.saturating_sub(1) as usize)
+        .unwrap_or("");
+    let (start, end) = (span.start as usize, span.end as usize);
+    let own = source
+        .get(start..end)
+        .filter(|t| !t.trim().is_empty() && !t.contains('\n'));
+    let Some(own) = own else {
+        return line.trim().to_string();
+    };
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    let before = &source[line_start..start];
+    let rest = source[end..line_end]
+        .trim_start()
+        .trim_start_matches(';')
+        .trim();
+    if before.trim().is_empty() && (rest.is_empty() || rest.starts_with("//")) {
+        line.trim().to_string()
+    } else {
+        own.trim().to_string()
+    }
+}
+
 /// Turns engine steps into report rows: dynamic block, source line, effects in words.
 pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<TraceStep> {
-    let line_text = |line: u32| {
-        test.source
-            .lines()
-            .nth(line.saturating_sub(1) as usize)
-            .unwrap_or("")
-            .trim()
-            .to_string()
-    };
+    let line_text = |span: Span| statement_text(&test.source, span);
     let reg = |r: u32| prog.regs[r as usize].shown.clone();
     steps
         .iter()
@@ -65,17 +89,17 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                         ir::Term::Return => "return".to_string(),
                         ir::Term::Jump(_) => "branch".to_string(),
                         ir::Term::Branch { .. } => {
-                            format!("branch: {}", line_text(b.term_span.line))
+                            format!("branch: {}", line_text(b.term_span))
                         }
                     },
                 ),
                 At::Instr(k) => {
-                    let l = b.instrs[k as usize].span.line;
-                    (l, line_text(l))
+                    let sp = b.instrs[k as usize].span;
+                    (sp.line, line_text(sp))
                 }
                 At::Resolve(k) => {
-                    let l = b.instrs[k as usize].span.line;
-                    (l, format!("resolve: {}", line_text(l)))
+                    let sp = b.instrs[k as usize].span;
+                    (sp.line, format!("resolve: {}", line_text(sp)))
                 }
             };
             let effects = s

@@ -967,11 +967,11 @@ fn a_time_limit_makes_the_search_undecided_with_exit_code_3() {
 /// naming the file, and `--bless` refuses to rewrite such a table.
 #[test]
 fn dartagnan_tables_are_expected_verdicts() {
-    let table = "tests/data/vulkan/expected.csv";
+    let table = "litmus/vulkan/expected.csv";
     for engine in ["explore", "smt"] {
         let r = tangle(&[
             "check",
-            "tests/data/vulkan",
+            "litmus/vulkan",
             "--memory-model",
             "vulkan",
             "-m",
@@ -993,7 +993,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     let wrong = wrong.to_str().unwrap();
     let r = tangle(&[
         "check",
-        "tests/data/vulkan",
+        "litmus/vulkan",
         "--memory-model",
         "vulkan",
         "-m",
@@ -1012,7 +1012,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     );
     let r = tangle(&[
         "check",
-        "tests/data/vulkan",
+        "litmus/vulkan",
         "--memory-model",
         "vulkan",
         "-m",
@@ -1024,7 +1024,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     assert_eq!(r.code, 2, "{}", r.show());
     // A races table (`-DR` in its name, Dartagnan's `CAT_SPEC`) says whether no execution
     // raises a flag: Dartagnan's own thirteen-row sample agrees, a flipped row is reported.
-    let races = "tests/data/dartagnan-vulkan";
+    let races = "litmus/public/dartagnan-vulkan";
     let args = |table: &str| {
         vec![
             "check".to_string(),
@@ -1062,7 +1062,7 @@ fn dartagnan_tables_are_expected_verdicts() {
     let bad = dir.write("bad.csv", "a.litmus,1\nb.litmus,maybe\n");
     let r = tangle(&[
         "check",
-        "tests/data/vulkan",
+        "litmus/vulkan",
         "--expected",
         bad.to_str().unwrap(),
     ]);
@@ -1224,7 +1224,7 @@ fn outcomes_name_a_free_value_instead_of_listing_numbers() {
 fn a_directory_runs_its_annotated_shaders_too() {
     let dir = TempDir::new("annotated");
     let fig4 = std::fs::read(
-        Path::new(MANIFEST_DIR).join("tests/data/dartagnan-tangles/simt-step-fig4.comp"),
+        Path::new(MANIFEST_DIR).join("litmus/public/dartagnan-tangles/simt-step-fig4.comp"),
     )
     .unwrap();
     dir.write("sub/fig4.comp", fig4);
