@@ -424,6 +424,62 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     assert!(a.memory.is_none());
 }
 
+/// DOT pictures under a relaxed model draw the execution's reads-from and coherence as
+/// edges between the steps that made the events (an allowed condition), and a forbidden
+/// condition as the execution only the named axiom rules out, with program order: the same
+/// picture from both engines.
+#[test]
+fn relaxed_pictures_draw_reads_from_and_coherence() {
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let m = Model::by_name("SSO").unwrap();
+    let load = |f: &str| tangle::load(Path::new(f), &Default::default()).unwrap();
+    let mut forbidden = Vec::new();
+    for engine in [Engine::Smt, Engine::Explore] {
+        let mut opts = Options::default().with_engine(engine);
+        opts.memory = Some(vulkan.clone());
+        let a = query::analyse(&load("litmus/vulkan/mp-relaxed.litmus"), &m, &opts).unwrap();
+        let dot = tangle::report::dot::analysis(&a).unwrap();
+        // The stale read of x takes the initial write, drawn as a note with an rf edge.
+        let init_x = dot
+            .lines()
+            .find(|l| l.contains("label = \"initial x = 0\""))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{engine:?}: no initial x:\n{dot}"));
+        assert!(
+            dot.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{init_x} -> "))
+                    && l.contains("label = \"rf x\"")),
+            "{engine:?}:\n{dot}"
+        );
+        assert_eq!(
+            dot.matches("label = \"rf ").count(),
+            2,
+            "{engine:?}:\n{dot}"
+        );
+        assert_eq!(
+            dot.matches("label = \"co ").count(),
+            2,
+            "{engine:?}:\n{dot}"
+        );
+        assert!(!dot.contains("not among the steps"), "{engine:?}:\n{dot}");
+        let a = query::analyse(&load("litmus/vulkan/mp-rel-acq.litmus"), &m, &opts).unwrap();
+        assert_eq!(a.verdict, Verdict::Forbidden);
+        let dot = tangle::report::dot::analysis(&a).unwrap();
+        assert!(
+            dot.contains("forbidden by axiom `location-coherence`"),
+            "{engine:?}:\n{dot}"
+        );
+        for edge in ["po T0", "po T1", "rf x", "rf y", "co x", "co y"] {
+            assert!(
+                dot.contains(&format!("label = \"{edge}\"")),
+                "{engine:?}: {edge}\n{dot}"
+            );
+        }
+        forbidden.push(dot.replace(&format!("({} engine)", engine), ""));
+    }
+    assert_eq!(forbidden[0], forbidden[1]);
+}
+
 /// In a VULKAN or PTX table every row holds one cell per thread: a witness step shows the
 /// cell of the thread that ran it, not the whole row (which began with thread 0's cell).
 #[test]

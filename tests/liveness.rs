@@ -86,6 +86,57 @@ fn lockstep_starves_the_releasing_lane_and_the_witness_says_who_waits() {
     assert_eq!(role(&r, 1), "starved");
 }
 
+/// A hang's witness says what each thread waits for, in the same words from both engines: a
+/// spinning lane names the cell it keeps reading and the value it reads; a lane blocked in
+/// lockstep, the step it stands at and the lane it waits for; a quorum barrier, how many
+/// wait against how many it needs. A starved thread waits for nothing but the scheduler.
+#[test]
+fn the_witness_says_what_each_thread_waits_for() {
+    let fair = Progress::parse("fair").unwrap();
+    let waits = |r: &tangle::query::liveness::LivenessReport, t: u32| {
+        let role = r.threads.iter().find(|x| x.thread == t).unwrap();
+        role.waits_for.clone().unwrap_or_default()
+    };
+    for engine in [Engine::Explore, Engine::Smt] {
+        let o = Options::default().with_engine(engine);
+        let test = test_file("spin_after_branch.litmus");
+        let cm = liveness(&test, &Model::by_name("CM").unwrap(), &fair, &o).unwrap();
+        assert_eq!(cm.verdict, LiveVerdict::Violated, "{engine:?}");
+        assert_eq!(
+            waits(&cm, 0),
+            "waits for `flag` to change: every round it reads flag = 0",
+            "{engine:?}"
+        );
+        assert!(
+            waits(&cm, 1).ends_with("for the rest of its subgroup: T0 (spins)"),
+            "{engine:?}: {}",
+            waits(&cm, 1)
+        );
+        let test = test_file("quorum_never_met.litmus");
+        let sso = Model::by_name("SSO").unwrap();
+        let q = liveness(&test, &sso, &fair, &o).unwrap();
+        assert_eq!(q.hang, Some(HangKind::Deadlock), "{engine:?}");
+        for t in 0..3 {
+            assert!(
+                waits(&q, t).starts_with("waits at `barrier(quorum(1, 4));`"),
+                "{engine:?}: {}",
+                waits(&q, t)
+            );
+            assert!(
+                waits(&q, t).ends_with("until 4 threads of its workgroup wait at barrier 1: 3 do"),
+                "{engine:?}: {}",
+                waits(&q, t)
+            );
+        }
+        let test = test_file("spin_wait.litmus");
+        let unfair = Progress::parse("unfair").unwrap();
+        let r = liveness(&test, &sso, &unfair, &o).unwrap();
+        assert_eq!(r.verdict, LiveVerdict::Violated, "{engine:?}");
+        assert_eq!(waits(&r, 1), "", "{engine:?}");
+        assert!(waits(&r, 0).contains("flag = 0"), "{engine:?}");
+    }
+}
+
 /// A loop that writes a new value each iteration repeats no state within the bound: unknown,
 /// with why, never `live`; a bound past its trip count decides it.
 #[test]

@@ -1216,15 +1216,21 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
         };
         super::describe_event(prog, e.thread, at, e.read, cell, value)
     };
+    let place = |i: usize| {
+        let e = &ev[i];
+        super::place(e.thread, e.acc.as_ref().map(|a| (a.block, a.instr)))
+    };
     let mut out = super::Execution::default();
     for r in (0..ev.len()).filter(|&r| ev[r].read) {
         if let Some(w) = (0..ev.len()).find(|&w| rf.contains(w, r)) {
             out.rf.push((describe(w), describe(r)));
+            out.rf_at.push((place(w), place(r)));
         }
     }
     for o in chosen {
         for &(a, b) in &o.cover {
             out.co.push((describe(a), describe(b)));
+            out.co_at.push((place(a), place(b)));
         }
     }
     out

@@ -26,6 +26,22 @@ use std::path::{Path, PathBuf};
 pub struct Execution {
     pub rf: Vec<(String, String)>,
     pub co: Vec<(String, String)>,
+    /// The events of `rf`'s pairs, pair for pair, as places: pictures draw the edges between
+    /// a witness's steps.
+    #[serde(skip)]
+    pub rf_at: Vec<(Place, Place)>,
+    /// The same for `co`.
+    #[serde(skip)]
+    pub co_at: Vec<(Place, Place)>,
+}
+
+/// Where an event happened: its thread, its block of the unrolled program and its
+/// instruction there; `None` for an initial write.
+pub type Place = Option<(u32, crate::ir::BlockId, u32)>;
+
+/// The place of an event of `thread` at `at` (an instruction), if it is not an initial write.
+pub fn place(thread: Option<u32>, at: Option<(crate::ir::BlockId, u32)>) -> Place {
+    Some((thread?, at?.0, at?.1))
 }
 
 /// How reports name an axiom: its `as` name, or its check and position in the model.

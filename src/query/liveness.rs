@@ -59,6 +59,10 @@ pub struct ThreadRole {
     /// terminated.
     pub at: Option<String>,
     pub line: Option<u32>,
+    /// What it waits for, in words: for a spinning thread, the cells its loop reads and the
+    /// values it keeps reading; for a blocked one, the step it stands at and the threads of
+    /// its group that are elsewhere. `None` for the others.
+    pub waits_for: Option<String>,
 }
 
 /// The answer for one test, model and progress model.
@@ -402,7 +406,7 @@ fn describe_relaxed(
     let prefix: Vec<_> = prefix.into_iter().map(|(s, _)| s).collect();
     let cycle: Vec<_> = cycle.into_iter().map(|(s, _)| s).collect();
     set_trace(r, test, prog, &prefix, &cycle);
-    r.threads = roles(prog, ex, h);
+    r.threads = roles(test, prog, ex, h, &r.cycle);
 }
 
 /// The witness of a hang: the steps before the loop, then those repeated, numbered on.
@@ -422,8 +426,14 @@ fn set_trace(
 }
 
 /// Each thread's part in an explorer's hang, and where it stands when the loop starts.
-fn roles(prog: &crate::ir::Program, ex: &Exploration, h: &Hang) -> Vec<ThreadRole> {
-    (0..prog.layout.threads)
+fn roles(
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    ex: &Exploration,
+    h: &Hang,
+    cycle: &[TraceStep],
+) -> Vec<ThreadRole> {
+    let parts: Vec<_> = (0..prog.layout.threads)
         .map(|t| {
             let role = if h.spinning.contains(&t) {
                 "spins"
@@ -434,15 +444,144 @@ fn roles(prog: &crate::ir::Program, ex: &Exploration, h: &Hang) -> Vec<ThreadRol
             } else {
                 "terminated"
             };
-            let (at, line) = position(prog, ex.position(h.prefix_to, t));
+            (role, ex.position(h.prefix_to, t))
+        })
+        .collect();
+    explain(test, prog, &parts, cycle)
+}
+
+/// The threads' parts in a hang, from each one's role and position (`None`: terminated),
+/// with what each waits for. Both engines' hangs are told this way.
+fn explain(
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    parts: &[(&'static str, Option<(crate::ir::BlockId, u32)>)],
+    cycle: &[TraceStep],
+) -> Vec<ThreadRole> {
+    let who = |t: u32| match parts[t as usize] {
+        (role @ ("blocked" | "starved"), pos) => match position(prog, pos).1 {
+            Some(l) => format!("T{t} ({role} at line {l})"),
+            None => format!("T{t} ({role})"),
+        },
+        (role, _) => format!("T{t} ({role})"),
+    };
+    parts
+        .iter()
+        .enumerate()
+        .map(|(t, &(role, pos))| {
+            let t = t as u32;
+            let (at, line) = position(prog, pos);
+            let waits_for = match (role, pos) {
+                ("spins", _) => Some(spin_reads(t, cycle)),
+                ("blocked", Some((b, pc))) => {
+                    let block = &prog.blocks[b as usize];
+                    let next = (pc as usize)
+                        .checked_sub(1)
+                        .and_then(|k| block.instrs.get(k));
+                    let wide = next.is_some_and(|i| {
+                        matches!(
+                            i.op,
+                            crate::ir::Op::WorkgroupBarrier | crate::ir::Op::QuorumBarrier { .. }
+                        )
+                    });
+                    let (group, members) = if wide {
+                        let wg = prog.layout.workgroup_of(t);
+                        ("workgroup", prog.layout.workgroup_threads(wg))
+                    } else {
+                        let sg = prog.layout.subgroup_of(t);
+                        ("subgroup", prog.layout.subgroup_threads(sg))
+                    };
+                    let step = match next {
+                        Some(i) => format!(
+                            "`{}` (line {})",
+                            super::trace::statement_text(&test.source, i.span),
+                            i.span.line
+                        ),
+                        None if pc == 0 => {
+                            format!("the start of {} (line {})", block.name(), block.span.line)
+                        }
+                        None => format!(
+                            "the branch ending {} (line {})",
+                            block.name(),
+                            block.term_span.line
+                        ),
+                    };
+                    let away: Vec<String> = members
+                        .clone()
+                        .filter(|&u| u != t && parts[u as usize].1 != pos)
+                        .map(who)
+                        .collect();
+                    let quorum = next.and_then(|i| match i.op {
+                        crate::ir::Op::QuorumBarrier { name, quorum } => Some((name, quorum)),
+                        _ => None,
+                    });
+                    Some(if let Some((name, quorum)) = quorum {
+                        // A quorum barrier meets by name wherever its waiters stand.
+                        let there = members
+                            .filter(|&u| {
+                                parts[u as usize].0 == "blocked"
+                                    && parts[u as usize].1.is_some_and(|(b, pc)| {
+                                        prog.blocks[b as usize]
+                                            .instrs
+                                            .get((pc as usize).wrapping_sub(1))
+                                            .is_some_and(|i| {
+                                                matches!(i.op, crate::ir::Op::QuorumBarrier { name: n, .. } if n == name)
+                                            })
+                                    })
+                            })
+                            .count();
+                        format!(
+                            "waits at {step} until {quorum} threads of its workgroup wait at barrier {name}: {there} do"
+                        )
+                    } else if away.is_empty() {
+                        format!("waits at {step} with every thread of its {group}, which cannot pass")
+                    } else {
+                        format!(
+                            "waits at {step} for the rest of its {group}: {}",
+                            away.join(", ")
+                        )
+                    })
+                }
+                _ => None,
+            };
             ThreadRole {
                 thread: t,
                 role,
                 at,
                 line,
+                waits_for,
             }
         })
         .collect()
+}
+
+/// What a spinning thread waits for: the cells its repeated steps read and the values it
+/// reads there, round after round.
+fn spin_reads(t: u32, cycle: &[TraceStep]) -> String {
+    let mut seen: indexmap::IndexMap<&str, Vec<String>> = indexmap::IndexMap::new();
+    for a in cycle.iter().flat_map(|s| &s.memory) {
+        if a.thread == t && a.reads {
+            let v = a.value.map_or("?".to_string(), |v| v.to_string());
+            let vs = seen.entry(a.cell.as_str()).or_default();
+            if !vs.contains(&v) {
+                vs.push(v);
+            }
+        }
+    }
+    if seen.is_empty() {
+        return "nothing in memory: its loop reads no cell, so no other thread can end it"
+            .to_string();
+    }
+    let cells: Vec<String> = seen.keys().map(|c| format!("`{c}`")).collect();
+    let reads: Vec<String> = seen
+        .iter()
+        .map(|(c, vs)| format!("{c} = {}", vs.join(" or ")))
+        .collect();
+    format!(
+        "waits for {} to change: every round it reads {}",
+        cells.join(", "),
+        reads.join(", ")
+    )
 }
 
 /// Fills the witness of a hang the Z3 engine found.
@@ -454,21 +593,20 @@ fn describe_smt(r: &mut LivenessReport, test: &ast::Test, prog: &crate::ir::Prog
         HangKind::Deadlock
     });
     set_trace(r, test, prog, &h.prefix, &h.cycle);
-    for (t, (role, at)) in h.roles.iter().enumerate() {
-        let role = match role {
-            SmtRole::Spins => "spins",
-            SmtRole::Blocked => "blocked",
-            SmtRole::Starved => "starved",
-            SmtRole::Terminated => "terminated",
-        };
-        let (at, line) = position(prog, *at);
-        r.threads.push(ThreadRole {
-            thread: t as u32,
-            role,
-            at,
-            line,
-        });
-    }
+    let parts: Vec<_> = h
+        .roles
+        .iter()
+        .map(|(role, at)| {
+            let role = match role {
+                SmtRole::Spins => "spins",
+                SmtRole::Blocked => "blocked",
+                SmtRole::Starved => "starved",
+                SmtRole::Terminated => "terminated",
+            };
+            (role, *at)
+        })
+        .collect();
+    r.threads = explain(test, prog, &parts, &r.cycle);
 }
 
 /// A position's block name and source line.
@@ -515,5 +653,5 @@ fn describe(
         }
     }
     set_trace(r, test, prog, &prefix, &steps);
-    r.threads = roles(prog, ex, h);
+    r.threads = roles(test, prog, ex, h, &r.cycle);
 }

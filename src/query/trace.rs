@@ -26,6 +26,10 @@ pub struct TraceStep {
     /// model's memory is sequentially consistent).
     #[serde(skip)]
     pub memory: Vec<MemoryAccess>,
+    /// The instruction it ran (its block of the unrolled program and index there), for
+    /// pictures that draw a relaxed execution's edges ([`crate::memory::Place`]).
+    #[serde(skip)]
+    pub place: Option<(crate::ir::BlockId, u32)>,
 }
 
 /// One memory access of a witness step.
@@ -212,8 +216,13 @@ pub fn render_trace(test: &ast::Test, prog: &Program, steps: &[Step]) -> Vec<Tra
                     }
                 })
                 .collect();
+            let place = match s.at {
+                At::Instr(k) => Some((s.block, k)),
+                _ => None,
+            };
             TraceStep {
                 memory,
+                place,
                 step: i + 1,
                 threads: s.threads.clone(),
                 subgroup: sg,

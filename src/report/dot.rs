@@ -32,6 +32,8 @@ enum Edge {
     Po(u32),
     /// A read took its value from this write (or the initial value).
     Rf(String),
+    /// Coherence: this write comes before that one to the same location (relaxed memory).
+    Co(String),
     /// Model lattice: inclusion proven for programs of any size (label: how the converse
     /// fails).
     Proven(String),
@@ -68,6 +70,10 @@ fn render(g: &DiGraph<Node, Edge>, name: &str, title: &str, extra: &str) -> Stri
                 "label = \"rf {}\" color = red fontcolor = red constraint = false",
                 quote(c)
             ),
+            Edge::Co(c) => format!(
+                "label = \"co {}\" color = blue fontcolor = blue style = dashed constraint = false",
+                quote(c)
+            ),
             Edge::Proven(l) => format!("label = \" {}\"", quote(l)),
             Edge::Refuted(l) => format!(
                 "label = \" {}\" style = dashed dir = none constraint = false color = red fontcolor = red",
@@ -101,8 +107,9 @@ fn render(g: &DiGraph<Node, Edge>, name: &str, title: &str, extra: &str) -> Stri
 
 /// A witness trace as a picture; `title` says what it witnesses. Reads-from is drawn from the
 /// trace's order (sequentially consistent memory); under a relaxed memory model (`memory`)
-/// reads need not read the latest write, so the execution's reads-from and coherence, when
-/// the engine gives them, are listed in a note instead.
+/// reads need not read the latest write, so the execution's reads-from and coherence, as the
+/// engine gives them, are drawn between the steps that made the events (a pair whose events
+/// are not steps of the trace is listed in a note).
 pub fn witness(
     name: &str,
     title: &str,
@@ -115,6 +122,7 @@ pub fn witness(
     let mut last_of_thread: BTreeMap<u32, NodeIndex> = BTreeMap::new();
     let mut last_write: BTreeMap<String, NodeIndex> = BTreeMap::new();
     let mut inits: BTreeMap<String, NodeIndex> = BTreeMap::new();
+    let mut at_step: BTreeMap<(u32, crate::ir::BlockId, u32), NodeIndex> = BTreeMap::new();
     for st in steps {
         let threads: Vec<String> = st.threads.iter().map(|t| format!("T{t}")).collect();
         let mut label = format!(
@@ -143,6 +151,11 @@ pub fn witness(
             }
         }
         g.add_edge(b, n, Edge::In);
+        if let Some((block, instr)) = st.place {
+            for &t in &st.threads {
+                at_step.entry((t, block, instr)).or_insert(n);
+            }
+        }
         for t in &st.threads {
             if let Some(prev) = last_of_thread.insert(*t, n) {
                 if prev != n {
@@ -168,21 +181,120 @@ pub fn witness(
         }
     }
     if let Some(e) = execution {
-        let mut note = String::from("relaxed memory: reads-from and coherence");
-        for (w, r) in &e.rf {
-            let _ = write!(note, "\nrf {w} -> {r}");
+        let missed = relaxed_edges(&mut g, e, &mut inits, &|p| {
+            p.and_then(|k| at_step.get(&k).copied())
+        });
+        if !missed.is_empty() {
+            g.add_node(Node::Init(format!(
+                "relaxed memory, not among the steps drawn:\n{}",
+                missed.join("\n")
+            )));
         }
-        for (x, y) in &e.co {
-            let _ = write!(note, "\nco {x} -> {y}");
-        }
-        g.add_node(Node::Init(note));
     }
     render(&g, name, title, "")
 }
 
-/// The witness of one analysis (`None` when it has none).
+/// Draws a relaxed execution's reads-from and coherence: an edge between the nodes `node`
+/// gives for the events' places, an initial write as a note of its own. Returns the pairs
+/// it could not draw, in words.
+fn relaxed_edges(
+    g: &mut DiGraph<Node, Edge>,
+    e: &crate::memory::Execution,
+    inits: &mut BTreeMap<String, NodeIndex>,
+    node: &dyn Fn(crate::memory::Place) -> Option<NodeIndex>,
+) -> Vec<String> {
+    let mut missed = Vec::new();
+    let pairs =
+        e.rf.iter()
+            .zip(&e.rf_at)
+            .map(|p| (true, p))
+            .chain(e.co.iter().zip(&e.co_at).map(|p| (false, p)));
+    for (is_rf, ((a, b), &(pa, pb))) in pairs {
+        let mut end = |text: &str, p: crate::memory::Place| match p {
+            None => Some(
+                *inits
+                    .entry(cell_of(text).to_string())
+                    .or_insert_with(|| g.add_node(Node::Init(text.to_string()))),
+            ),
+            Some(_) => node(p),
+        };
+        match (end(a, pa), end(b, pb)) {
+            (Some(x), Some(y)) if is_rf => {
+                g.add_edge(x, y, Edge::Rf(cell_of(b).to_string()));
+            }
+            (Some(x), Some(y)) => {
+                g.add_edge(x, y, Edge::Co(cell_of(b).to_string()));
+            }
+            _ => missed.push(format!("{} {a} -> {b}", if is_rf { "rf" } else { "co" })),
+        }
+    }
+    missed
+}
+
+/// The location an event in words names: `x` in `T1 line 7: R x = 1` or `initial x = 0`.
+fn cell_of(event: &str) -> &str {
+    let access = event.rsplit(": ").next().unwrap_or(event);
+    let access = ["initial ", "R ", "W "]
+        .iter()
+        .find_map(|p| access.strip_prefix(p))
+        .unwrap_or(access);
+    access.split(" = ").next().unwrap_or(access)
+}
+
+/// A forbidden condition under a relaxed memory model, as a picture: the execution that
+/// only the first axiom the report names rules out (it reaches the condition and satisfies
+/// every other axiom), its events with program order, reads-from and coherence.
+fn near_miss(a: &Analysis) -> Option<String> {
+    let report = a.memory.as_ref()?;
+    let (axiom, e) = report.forbidden_by.first()?;
+    let mut g: DiGraph<Node, Edge> = DiGraph::new();
+    let mut inits = BTreeMap::new();
+    let mut events: BTreeMap<(u32, crate::ir::BlockId, u32), NodeIndex> = BTreeMap::new();
+    let named =
+        e.rf.iter()
+            .zip(&e.rf_at)
+            .chain(e.co.iter().zip(&e.co_at))
+            .flat_map(|((a, b), &(pa, pb))| [(a, pa), (b, pb)]);
+    for (text, p) in named {
+        if let Some(k) = p {
+            events
+                .entry(k)
+                .or_insert_with(|| g.add_node(Node::Step(text.clone())));
+        }
+    }
+    // Program order: a thread's events in the order of the unrolled program's blocks and
+    // instructions, which unrolling numbers in program order.
+    let mut last: BTreeMap<u32, NodeIndex> = BTreeMap::new();
+    for (&(t, _, _), &n) in &events {
+        if let Some(prev) = last.insert(t, n) {
+            g.add_edge(prev, n, Edge::Po(t));
+        }
+    }
+    relaxed_edges(&mut g, e, &mut inits, &|p| {
+        p.and_then(|k| events.get(&k).copied())
+    });
+    let others = report.forbidden_by.len() - 1;
+    let also = match others {
+        0 => String::new(),
+        n => format!(" ({n} other axioms alone rule it out too)"),
+    };
+    Some(render(
+        &g,
+        &format!("{} under {}", a.test, a.model),
+        &format!(
+            "{} under {} ({} engine): {} is forbidden by axiom `{axiom}`{also}: this execution reaches it and satisfies every other axiom",
+            a.test, a.model, a.engine, a.condition
+        ),
+        "",
+    ))
+}
+
+/// The witness of one analysis, or, for a condition a relaxed memory model forbids, the
+/// execution only one axiom rules out (`None` when it has neither).
 pub fn analysis(a: &Analysis) -> Option<String> {
-    let steps = a.witness.as_ref()?;
+    let Some(steps) = a.witness.as_ref() else {
+        return near_miss(a);
+    };
     Some(witness(
         &format!("{} under {}", a.test, a.model),
         &format!(
@@ -299,7 +411,11 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport) -> Option<String> {
         .iter()
         .map(|t| {
             let at = t.line.map_or(String::new(), |l| format!(" (line {l})"));
-            format!("T{} {}{at}", t.thread, t.role)
+            let why = t
+                .waits_for
+                .as_ref()
+                .map_or(String::new(), |w| format!(": {w}"));
+            format!("T{} {}{at}{why}", t.thread, t.role)
         })
         .collect();
     let note = format!(

@@ -528,6 +528,9 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
                 _ => String::new(),
             };
             let _ = writeln!(s, "    T{} {why}{at}", t.thread);
+            if let Some(w) = &t.waits_for {
+                let _ = writeln!(s, "      {w}");
+            }
         }
         if witness {
             let _ = writeln!(s, "  Prefix:");

@@ -1312,10 +1312,12 @@ impl<'p> Encoding<'p> {
                 v,
             )
         };
+        let place = |e: &CatEv| crate::memory::place(e.info.thread, e.info.at);
         let mut out = crate::memory::Execution::default();
         for (w, rd, v) in &r.rf_vars {
             if yes(v) && yes(&r.evs[*rd].guard) {
                 out.rf.push((describe(&r.evs[*w]), describe(&r.evs[*rd])));
+                out.rf_at.push((place(&r.evs[*w]), place(&r.evs[*rd])));
             }
         }
         let mut by_cell: BTreeMap<u32, Vec<(i64, usize)>> = BTreeMap::new();
@@ -1337,6 +1339,7 @@ impl<'p> Encoding<'p> {
                     let covers = co(a, b) && !ws.iter().any(|&(_, m)| co(a, m) && co(m, b));
                     if covers {
                         out.co.push((describe(&r.evs[a]), describe(&r.evs[b])));
+                        out.co_at.push((place(&r.evs[a]), place(&r.evs[b])));
                     }
                 }
             }
