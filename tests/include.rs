@@ -406,6 +406,82 @@ fn searches_pair_memory_models_with_execution_models() {
     assert!(e.to_string().contains("CEGIS"), "{e}");
 }
 
+/// The grammar's loads and stores may be atomics with words (`--load-words`, `--store-words`),
+/// so that a relaxed model sees race-free programs. Under the bundled `vulkan.cat`, which
+/// reads the schedule nowhere, CM and SSO then agree on every program searched (with no
+/// program left undecided): lockstep is an order of execution, not of memory. A model that
+/// makes lockstep lanes coherent along the schedule (`tests/data/cat/vulkan-lockstep.cat`)
+/// tells them apart with two relaxed stores, and the emitted test carries the words and
+/// reads back with both engines' verdicts. CEGIS, which writes plain accesses, refuses words.
+#[test]
+fn searches_with_atomic_access_words() {
+    let words = |w: &str| w.split(',').map(String::from).collect::<Vec<_>>();
+    let relaxed = |threads, size| {
+        let mut o = opts(threads, size);
+        o.grammar.access = enumerate::Access {
+            load: words("relaxed,device,sc0,nonpriv"),
+            store: words("relaxed,device,sc0,nonpriv"),
+        };
+        o
+    };
+    let d = distinguish(
+        &under("CM", "vulkan"),
+        &under("SSO", "vulkan"),
+        &relaxed(2, 2),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(d.witness.is_none(), "{:?}", d.witness.map(|w| w.litmus));
+    assert!(d.layers.iter().all(|l| l.unknown == 0) && d.layers.len() == 2);
+    assert!(d.layers.iter().map(|l| l.checked).sum::<u64>() > 100);
+    let (cm, sso) = (
+        under("CM", "tests/data/cat/vulkan-lockstep.cat"),
+        under("SSO", "tests/data/cat/vulkan-lockstep.cat"),
+    );
+    let d = distinguish(&cm, &sso, &relaxed(2, 3), &mut |_| {}).unwrap();
+    let w = d.witness.expect("two relaxed stores a lane");
+    assert_eq!((w.threads, w.size), (2, 2), "{}", w.litmus);
+    assert!(
+        w.litmus
+            .contains("atomicStore(slots[lane], 1, relaxed, device, sc0, nonpriv);"),
+        "{}",
+        w.litmus
+    );
+    assert!(
+        w.litmus
+            .replace("\n// ", " ")
+            .contains("loads atomic with relaxed, device, sc0, nonpriv"),
+        "{}",
+        w.litmus
+    );
+    let test = tangle::syntax::parse("w.litmus", w.litmus.as_bytes()).unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        for (c, want) in [(&cm, Verdict::Forbidden), (&sso, Verdict::Allowed)] {
+            let mut o = Options::default().with_engine(engine);
+            o.memory = c.memory.clone();
+            let a = query::analyse(&test, &c.model, &o).unwrap();
+            assert_eq!(a.verdict, want, "{} {engine:?}\n{}", c.name(), w.litmus);
+        }
+    }
+    let cegis = SearchOptions {
+        method: tangle::query::search::SearchMethod::Cegis,
+        ..relaxed(2, 2)
+    };
+    let e = distinguish(&model("CM"), &model("SSO"), &cegis, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("plain loads and stores"), "{e}");
+    // Words the litmus language does not know are refused before any search.
+    let out = Command::new(env!("CARGO_BIN_EXE_tangle"))
+        .args(["distinguish", "CM", "SSO", "--load-words", "relaxed,galaxy"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("access words") && err.contains("galaxy"),
+        "{err}"
+    );
+}
+
 /// On the command line a side is `MODEL+MEMORY`; an unknown memory model is an error with
 /// exit 2, and `--memory-model` outside `--lattice` says how to write two sides.
 #[test]

@@ -402,6 +402,14 @@ pub struct GrammarArgs {
     /// Deepest nesting of `if (lane == 0)` (0: straight-line programs).
     #[arg(long, default_value_t = 1)]
     pub depth: usize,
+    /// Write every load as `atomicLoad(loc, WORDS)`: an order, a scope and tags for a memory
+    /// model (e.g. `relaxed,device,sc0,nonpriv`; docs/inclusion.md). Default: plain loads.
+    #[arg(long, value_delimiter = ',', value_name = "WORDS")]
+    pub load_words: Vec<String>,
+    /// Write every store as `atomicStore(loc, val, WORDS)` (as --load-words). Default: plain
+    /// stores.
+    #[arg(long, value_delimiter = ',', value_name = "WORDS")]
+    pub store_words: Vec<String>,
     /// smt: Z3 for every program; auto: the explorer unless a model is symbolic.
     #[arg(long, value_enum, default_value_t = SearchEngineArg::Auto)]
     pub search_engine: SearchEngineArg,
@@ -455,6 +463,19 @@ impl GrammarArgs {
         if self.values.contains(&0) {
             return Err("stored values must be non-zero (memory starts at 0)".into());
         }
+        let access = tangle::query::enumerate::Access {
+            load: self
+                .load_words
+                .iter()
+                .map(|w| w.trim().to_string())
+                .collect(),
+            store: self
+                .store_words
+                .iter()
+                .map(|w| w.trim().to_string())
+                .collect(),
+        };
+        access.check()?;
         if threads < 2 {
             return Err("at least 2 lanes are needed".into());
         }
@@ -475,6 +496,7 @@ impl GrammarArgs {
                 ops,
                 barrier: !self.no_barrier,
                 max_depth: self.depth,
+                access,
             },
             max_size: size,
             engine: match self.search_engine {

@@ -22,6 +22,7 @@ use crate::vocab::{Class, Kind, Members};
 use indexmap::IndexMap;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 /// Bytes the visited set may use, whatever `max_states` says (the 2 GiB target, with room for
@@ -109,7 +110,10 @@ pub struct Exploration {
     /// Flags the memory model raised on some consistent execution (`data-race`), with a
     /// final state that raised each.
     pub flags: BTreeMap<String, StateRef>,
-    visited: IndexMap<State, (StateRef, Vec<Step>)>,
+    /// Hashed with FxHash: states are hashed once or twice per step and SipHash was the
+    /// explorer's largest cost (`benches/scale`, docs/benchmarks.md); nothing here is
+    /// adversarial input needing a keyed hash.
+    visited: IndexMap<State, (StateRef, Vec<Step>), BuildHasherDefault<rustc_hash::FxHasher>>,
     /// Relaxed memory: for each outcome, the execution (reads-from, coherence) of the
     /// candidate its witness run was judged with.
     pub executions: BTreeMap<Vec<u32>, memory::Execution>,
@@ -823,7 +827,7 @@ fn explore_with<'p>(
         states: 0,
         limit_hit: false,
         stopped: None,
-        visited: IndexMap::new(),
+        visited: IndexMap::default(),
         flags: BTreeMap::new(),
         written: BTreeSet::new(),
         unsourced: BTreeSet::new(),

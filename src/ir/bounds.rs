@@ -20,7 +20,7 @@ use super::partial::{constant, successors, Partial};
 use super::program::{Program, Target, Term};
 use super::{Expr, Op};
 use crate::eval;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Deepest unrolling the analysis may choose for a loop.
 pub const MAX_DEPTH: u32 = 1024;
@@ -68,7 +68,7 @@ impl Analysis<'_> {
     /// Runs thread `t` along every path; false when the work budget ran out.
     fn thread(&mut self, t: u32) -> bool {
         let cfg = self.cfg;
-        let mut seen: HashSet<(usize, Vec<u32>, Regs)> = HashSet::new();
+        let mut seen: FxHashSet<(usize, Vec<u32>, Regs)> = FxHashSet::default();
         let mut stack: Vec<(usize, Vec<u32>, Regs)> =
             vec![(0, Vec::new(), vec![Some(0); cfg.regs.len()])];
         while let Some((sb, iters, mut regs)) = stack.pop() {
@@ -166,8 +166,7 @@ pub fn needs(prog: &Program) -> Option<Vec<Need>> {
     let mut entered = vec![0u32; nloops];
     let mut cut: Vec<Option<Need>> = vec![None; nloops];
     type Inc = Vec<(Option<bool>, Regs)>;
-    let mut incoming: Vec<std::collections::HashMap<u32, Inc>> =
-        vec![std::collections::HashMap::new(); nt];
+    let mut incoming: Vec<FxHashMap<u32, Inc>> = vec![FxHashMap::default(); nt];
     for (b, block) in prog.blocks.iter().enumerate() {
         let bid = b as u32;
         // Who is in the block, with which registers.

@@ -13,7 +13,7 @@ use super::cfg::{Cfg, SBlockId, STerm};
 use super::program::{reachability, Block, BlockId, Program, Target, Term};
 use crate::budget::{Budget, Exhausted};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Most block instances an unrolled program may have.
 pub const MAX_BLOCKS: usize = 20_000;
@@ -40,7 +40,7 @@ pub fn unroll_to(
     budget: &Budget,
 ) -> Result<Program, UnrollError> {
     // Discover reachable instances depth-first, remembering edges.
-    let mut ids: HashMap<(SBlockId, Vec<u32>), usize> = HashMap::new();
+    let mut ids: FxHashMap<(SBlockId, Vec<u32>), usize> = FxHashMap::default();
     let mut insts: Vec<(SBlockId, Vec<u32>)> = Vec::new();
     let mut edges: Vec<Vec<Target>> = Vec::new();
     let mut stack = vec![0usize];

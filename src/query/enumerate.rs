@@ -11,6 +11,8 @@
 //!          | sN = op                             subgroup op, fresh register per op
 //!          | subgroupBarrier();
 //!          | if (lane == 0) { stmt* } else { stmt* }   1 instruction + its arms
+//!                                                (with access words: `atomicStore(loc, val, W)`
+//!                                                 and `rN = atomicLoad(loc, W)`)
 //! loc     := x | y | slots[lane] | slots[next]   next = (lane + 1) % threads
 //! val     := 1 | 2 | s                           s: the latest op result in scope
 //! op      := subgroupAdd(1) | subgroupAll(true) | subgroupElect()
@@ -162,6 +164,53 @@ pub struct Grammar {
     pub barrier: bool,
     /// Deepest nesting of `if` (0: straight-line code).
     pub max_depth: usize,
+    /// How loads and stores are written ([`Access`]): plain, or atomics with words.
+    pub access: Access,
+}
+
+/// The words of the grammar's atomic loads and stores (an order, a scope, Vulkan tags:
+/// docs/litmus-format.md), which a memory model reads; empty: plain `x = v;` and `r = x;`.
+/// Every load (every store) of a program carries the same words, so the program space is
+/// as large as with plain accesses.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub load: Vec<String>,
+    pub store: Vec<String>,
+}
+
+impl Access {
+    fn store(&self, loc: &str, val: &str) -> String {
+        match self.store.is_empty() {
+            true => format!("{loc} = {val};"),
+            false => format!("atomicStore({loc}, {val}, {});", self.store.join(", ")),
+        }
+    }
+    fn load(&self, reg: &str, loc: &str) -> String {
+        match self.load.is_empty() {
+            true => format!("{reg} = {loc};"),
+            false => format!("{reg} = atomicLoad({loc}, {});", self.load.join(", ")),
+        }
+    }
+    pub fn is_plain(&self) -> bool {
+        self.load.is_empty() && self.store.is_empty()
+    }
+
+    /// Are the words ones the litmus language knows? The parser is the judge: a store and a
+    /// load written with them must read back.
+    pub fn check(&self) -> Result<(), String> {
+        let p = [Stmt::Store(Loc::X, Val::Lit(1)), Stmt::Load(Loc::X)];
+        let text = render_with(&p, 2, self).litmus(&[], "words", "", "true", None);
+        crate::syntax::parse("words.litmus", text.as_bytes())
+            .map(|_| ())
+            .map_err(|d| {
+                let first = d.0.first().map_or(String::new(), |e| e.message.clone());
+                format!(
+                    "the access words do not make a load and a store the litmus language reads ({first}): {} / {}",
+                    self.load("r0", "x"),
+                    self.store("x", "1")
+                )
+            })
+    }
 }
 
 impl Default for Grammar {
@@ -176,6 +225,7 @@ impl Default for Grammar {
             ops: vec![Op::Add],
             barrier: true,
             max_depth: 1,
+            access: Access::default(),
         }
     }
 }
@@ -194,8 +244,20 @@ impl Grammar {
             vals.push("op result".into());
         }
         let ops: Vec<&str> = self.ops.iter().map(|o| o.text()).collect();
+        let words = |w: &[String]| match w.is_empty() {
+            true => "plain".to_string(),
+            false => format!("atomic with {}", w.join(", ")),
+        };
+        let access = match self.access.is_plain() {
+            true => String::new(),
+            false => format!(
+                "; loads {}; stores {}",
+                words(&self.access.load),
+                words(&self.access.store)
+            ),
+        };
         format!(
-            "one subgroup; locations {}; stored values {}; ops {}; barrier {}; if (lane == 0) nested to depth {}",
+            "one subgroup; locations {}; stored values {}; ops {}; barrier {}; if (lane == 0) nested to depth {}{access}",
             locs.join(", "),
             vals.join(", "),
             if ops.is_empty() { "none".to_string() } else { ops.join(", ") },
@@ -541,7 +603,8 @@ impl Rendered {
     }
 }
 
-struct Printer {
+struct Printer<'a> {
+    access: &'a Access,
     out: String,
     loads: usize,
     ops: usize,
@@ -550,7 +613,7 @@ struct Printer {
     next: bool,
 }
 
-impl Printer {
+impl Printer<'_> {
     fn line(&mut self, depth: usize, s: &str) {
         for _ in 0..=depth {
             self.out.push_str("  ");
@@ -570,13 +633,15 @@ impl Printer {
                             .clone()
                             .expect("an op result is stored only with an op in scope"),
                     };
-                    self.line(depth, &format!("{} = {val};", l.text()));
+                    let line = self.access.store(l.text(), &val);
+                    self.line(depth, &line);
                 }
                 Stmt::Load(l) => {
                     self.loc(*l);
                     let r = format!("r{}", self.loads);
                     self.loads += 1;
-                    self.line(depth, &format!("{r} = {};", l.text()));
+                    let line = self.access.load(&r, l.text());
+                    self.line(depth, &line);
                     self.regs.push(r);
                 }
                 Stmt::SgOp(o) => {
@@ -644,9 +709,16 @@ pub(crate) fn frame(
     (body, globals, before)
 }
 
-/// Renders a program for `threads` lanes in one subgroup.
+/// Renders a program for `threads` lanes in one subgroup, with plain accesses.
 pub fn render(p: &[Stmt], threads: u32) -> Rendered {
+    render_with(p, threads, &Access::default())
+}
+
+/// Renders a program for `threads` lanes in one subgroup, its loads and stores written as
+/// `access` says.
+pub fn render_with(p: &[Stmt], threads: u32, access: &Access) -> Rendered {
     let mut pr = Printer {
+        access,
         out: String::new(),
         loads: 0,
         ops: 0,
@@ -690,6 +762,7 @@ mod tests {
             barrier: false,
             max_depth: 0,
             threads: 2,
+            access: Access::default(),
         };
         // Size 1: x=1 x=2 y=1 y=2 r=x r=y; orbits {x=1,x=2,y=1,y=2} {r=x,r=y}.
         assert_eq!(

@@ -11,8 +11,12 @@ use crate::vocab::{Class, Kind};
 use std::collections::BTreeSet;
 
 /// Compiles a program of the grammar observing every register and cell.
-fn compile_program(p: &[Stmt], threads: u32) -> Result<(syntax::ast::Test, Program), String> {
-    let r = enumerate::render(p, threads);
+fn compile_program(
+    p: &[Stmt],
+    threads: u32,
+    access: &enumerate::Access,
+) -> Result<(syntax::ast::Test, Program), String> {
+    let r = enumerate::render_with(p, threads, access);
     let text = r.litmus(&[], "enumerated", "", "true", None);
     let test = syntax::parse("enumerated.litmus", text.as_bytes()).map_err(|d| {
         format!("an enumerated program does not parse (enumerator bug):\n{d}\n{text}")
@@ -31,7 +35,7 @@ pub fn differ(
     weak: &Combination,
     opts: &SearchOptions,
 ) -> Result<Option<Difference>, String> {
-    let (_, prog) = compile_program(p, threads)?;
+    let (_, prog) = compile_program(p, threads, &opts.grammar.access)?;
     let names: Vec<String> = prog
         .observables
         .iter()

@@ -10,14 +10,15 @@ use crate::syntax::{self};
 /// Builds, re-parses and re-checks the `.litmus` file for a found difference.
 pub(crate) fn witness(
     p: &[Stmt],
-    threads: u32,
+    grammar: &enumerate::Grammar,
     strong: &Combination,
     weak: &Combination,
     d: &Difference,
     origin: &str,
     notes: Vec<String>,
 ) -> Result<Witness, SearchError> {
-    let r = enumerate::render(p, threads);
+    let threads = grammar.threads;
+    let r = enumerate::render_with(p, threads, &grammar.access);
     let idx = separating(&d.outcome, &d.strong);
     let condition = idx
         .iter()

@@ -76,7 +76,7 @@ impl Strategy for Enumerated<'_> {
                     if failure.is_none() {
                         failure = Some(format!(
                             "{why}; first such program:\n{}",
-                            enumerate::render(p, threads).body
+                            enumerate::render_with(p, threads, &self.opts.grammar.access).body
                         ));
                     }
                     true

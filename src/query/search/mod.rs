@@ -47,6 +47,12 @@ pub(crate) fn search(
                     .into(),
             ))
         }
+        SearchMethod::Cegis if !opts.grammar.access.is_plain() => {
+            return Err(SearchError::Option(
+                "CEGIS writes plain loads and stores: use --method enumerate with --load-words or --store-words"
+                    .into(),
+            ))
+        }
         SearchMethod::Cegis => walk(
             opts,
             &mut cegis::Cegis::new(&strong.model, &weak.model, opts),
@@ -67,12 +73,12 @@ pub(crate) fn search(
                     .ok_or_else(|| {
                         SearchError::Recheck(format!(
                             "a strategy found a program the engines do not confirm:\n{}",
-                            enumerate::render(&program, threads).body
+                            enumerate::render_with(&program, threads, &grammar.access).body
                         ))
                     })?,
             };
             let notes = smallest_notes(threads, opts, &grammar);
-            let w = witness(&program, threads, strong, weak, &d, origin, notes)?;
+            let w = witness(&program, &grammar, strong, weak, &d, origin, notes)?;
             (Some(w), false)
         }
         End::TimeLimit => (None, true),

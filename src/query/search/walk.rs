@@ -340,7 +340,7 @@ pub(crate) trait Strategy {
 /// Where a walk ended.
 pub(crate) enum End {
     Found {
-        grammar: Grammar,
+        grammar: Box<Grammar>,
         program: Vec<Stmt>,
         difference: Option<Difference>,
     },
@@ -388,7 +388,7 @@ pub(crate) fn walk(
                     return Ok((
                         layers,
                         End::Found {
-                            grammar: g,
+                            grammar: Box::new(g),
                             program,
                             difference,
                         },
