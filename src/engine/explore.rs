@@ -110,9 +110,9 @@ pub struct Exploration {
     /// Flags the memory model raised on some consistent execution (`data-race`), with a
     /// final state that raised each.
     pub flags: BTreeMap<String, StateRef>,
-    /// Hashed with FxHash: states are hashed once or twice per step and SipHash was the
-    /// explorer's largest cost (`benches/scale`, docs/benchmarks.md); nothing here is
-    /// adversarial input needing a keyed hash.
+    /// Hashed with FxHash: every state is hashed once or twice per step, and SipHash was the
+    /// explorer's largest cost (docs/benchmarks.md, "SC memory against the commit before
+    /// memory models"); nothing here is adversarial input needing a keyed hash.
     visited: IndexMap<State, (StateRef, Vec<Step>), BuildHasherDefault<rustc_hash::FxHasher>>,
     /// Relaxed memory: for each outcome, the execution (reads-from, coherence) of the
     /// candidate its witness run was judged with.
