@@ -482,6 +482,76 @@ fn searches_with_atomic_access_words() {
     );
 }
 
+/// The product lattice (execution model x memory model, `include --lattice --memory-model sc
+/// --memory-model vulkan`) over race-free programs (relaxed atomics), CM and SSO only: every
+/// model under Vulkan has 2+2W, which no model under SC has (refuted at 2 lanes, 2
+/// instructions); nothing under SC escapes its Vulkan counterpart, and CM and SSO agree under
+/// Vulkan (no counterexample, nothing undecided); CM ⊆ SSO under SC by the per-rule proof.
+/// The DOT picture names all four.
+#[test]
+fn the_product_lattice_orders_memory_models_over_race_free_programs() {
+    use tangle::query::include::{lattice, InclusionVerdict};
+    let words = |w: &str| w.split(',').map(String::from).collect::<Vec<_>>();
+    let mut o = opts(2, 2);
+    o.grammar.access = enumerate::Access {
+        load: words("relaxed,device,sc0,nonpriv"),
+        store: words("relaxed,device,sc0,nonpriv"),
+    };
+    let sides = [
+        model("CM"),
+        model("SSO"),
+        under("CM", "vulkan"),
+        under("SSO", "vulkan"),
+    ];
+    let pairs = lattice(&sides, &o, &mut |_| {}).unwrap();
+    assert_eq!(pairs.len(), 12);
+    let get = |a: &str, b: &str| {
+        &pairs
+            .iter()
+            .find(|p| p.a == a && p.b == b)
+            .unwrap_or_else(|| panic!("{a} ⊆ {b} missing"))
+            .verdict
+    };
+    let refuted = |v: &InclusionVerdict| {
+        matches!(
+            v,
+            InclusionVerdict::Refuted {
+                threads: 2,
+                size: 2
+            }
+        )
+    };
+    let holds_to_bound = |v: &InclusionVerdict| {
+        matches!(
+            v,
+            InclusionVerdict::Open {
+                undecided: false,
+                ..
+            }
+        )
+    };
+    assert!(matches!(get("CM", "SSO"), InclusionVerdict::Proven));
+    for a in ["CM+vulkan", "SSO+vulkan"] {
+        for b in ["CM", "SSO"] {
+            assert!(refuted(get(a, b)), "{a} ⊆ {b}: {:?}", get(a, b));
+        }
+    }
+    for (a, b) in [
+        ("CM", "CM+vulkan"),
+        ("SSO", "SSO+vulkan"),
+        ("CM", "SSO+vulkan"),
+        ("CM+vulkan", "SSO+vulkan"),
+        ("SSO+vulkan", "CM+vulkan"),
+    ] {
+        assert!(holds_to_bound(get(a, b)), "{a} ⊆ {b}: {:?}", get(a, b));
+    }
+    let names: Vec<(String, String)> = sides.iter().map(|c| (c.name(), String::new())).collect();
+    let dot = tangle::report::dot::lattice(&names, &pairs);
+    for n in ["CM", "SSO", "CM+vulkan", "SSO+vulkan"] {
+        assert!(dot.contains(&format!("label = \"{n}\"")), "{n}\n{dot}");
+    }
+}
+
 /// On the command line a side is `MODEL+MEMORY`; an unknown memory model is an error with
 /// exit 2, and `--memory-model` outside `--lattice` says how to write two sides.
 #[test]
