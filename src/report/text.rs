@@ -294,7 +294,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
         .unwrap_or(4)
         .max(4)
         + 2;
-    // Each column fits its model's name and the longest verdict ("unknown", "forbid!").
+    // Each column fits its model's name and the longest verdict ("unknown", "forbid!*").
     let cw = |m: &String| m.chars().count().max(8) + 1;
     let mut s = String::new();
     s.push_str(&pad("Test", w));
@@ -304,6 +304,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
     s.push('\n');
     let mut mismatches = Vec::new();
     let mut unknown = Vec::new();
+    let mut undefined = Vec::new();
     for (t, f) in &tests {
         s.push_str(&pad(t, w));
         for m in models {
@@ -320,6 +321,10 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                     }
                     if let Verdict::Unknown(_) = a.verdict {
                         unknown.push(a);
+                    }
+                    if !a.undefined_behaviour.is_empty() {
+                        c.push('*');
+                        undefined.push(a);
                     }
                     c
                 }
@@ -380,8 +385,34 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
     for r in reasons {
         let _ = writeln!(s, "{r}");
     }
+    // A verdict about a program with undefined behaviour (a data race the memory model flags)
+    // is about a program that means nothing on that path: the table marks it.
+    for a in undefined.iter().take(MAX_UB_LINES) {
+        let kinds: Vec<&str> = a
+            .undefined_behaviour
+            .iter()
+            .map(|u| u.description.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "* {} under {}: undefined behaviour: {} (--witness shows an execution)",
+            a.test,
+            a.model,
+            kinds.join("; ")
+        );
+    }
+    if undefined.len() > MAX_UB_LINES {
+        let _ = writeln!(
+            s,
+            "* and {} more verdicts with undefined behaviour (--format json lists them)",
+            undefined.len() - MAX_UB_LINES
+        );
+    }
     s
 }
+
+/// Verdicts with undefined behaviour listed under the table, at most.
+const MAX_UB_LINES: usize = 20;
 
 /// For `compare`: which tests tell each pair of models apart.
 pub fn distinctions(analyses: &[Analysis], models: &[String]) -> String {
