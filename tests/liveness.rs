@@ -361,6 +361,39 @@ fn dead_registers_do_not_multiply_a_shaders_places() {
     }
 }
 
+/// The artifact's `tangle/loop_peeling.comp` calls `subgroupBroadcastFirst` without the
+/// `#extension` line glslang requires (the artifact's translator needs none): tangle enables
+/// it after `#version` and keeps every line's number, so the witness points at line 22,
+/// where the call is written. Live under OBE, its own scheduler, in lockstep and not.
+#[test]
+fn tla_shaders_need_no_subgroup_extension_lines() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/tla-artifact/loop_peeling.comp");
+    let src = std::fs::read_to_string(&path).unwrap();
+    assert!(!src.contains("GL_KHR_shader_subgroup_ballot"));
+    assert!(src
+        .lines()
+        .nth(21)
+        .unwrap()
+        .contains("subgroupBroadcastFirst"));
+    let test = tangle::load(&path, &Default::default()).unwrap();
+    let obe = Progress::parse("obe").unwrap();
+    for m in ["CM", "SSO"] {
+        let r = liveness(&test, &Model::by_name(m).unwrap(), &obe, &opts()).unwrap();
+        assert_eq!(r.verdict, LiveVerdict::Live, "{m}");
+    }
+    let a = tangle::query::analyse(
+        &test,
+        &Model::by_name("SSO").unwrap(),
+        &opts().with_outcomes(false),
+    )
+    .unwrap();
+    let w = a.witness.expect("`exists (true)` has a witness");
+    assert!(w
+        .iter()
+        .any(|s| s.line == 22 && s.instruction.contains("subgroupBroadcastFirst")));
+}
+
 /// Runs Dartagnan's SPIR-V termination tests (`litmus/public/dartagnan-spirv/termination`, with
 /// their per-scope progress models) with `opts`: every decided answer must be the published
 /// one. Returns (agree, unknown).

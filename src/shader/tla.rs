@@ -95,8 +95,84 @@ pub fn read(text: &str) -> Result<Option<Tla>, (u32, String)> {
             line.insert_str(at, &decl);
         }
     }
+    enable_subgroup_extensions(&mut out);
     tla.text = out.join("\n");
     Ok(Some(tla))
+}
+
+/// The `GL_KHR_shader_subgroup_*` extensions and names that need them.
+const SUBGROUP_EXTENSIONS: [(&str, &[&str]); 8] = [
+    (
+        "basic",
+        &[
+            "subgroupElect",
+            "subgroupBarrier",
+            "subgroupMemoryBarrier",
+            "gl_Subgroup",
+            "gl_NumSubgroups",
+        ],
+    ),
+    ("vote", &["subgroupAll", "subgroupAny"]),
+    (
+        "arithmetic",
+        &[
+            "subgroupAdd",
+            "subgroupMul",
+            "subgroupMin",
+            "subgroupMax",
+            "subgroupAnd",
+            "subgroupOr",
+            "subgroupXor",
+            "subgroupInclusive",
+            "subgroupExclusive",
+        ],
+    ),
+    (
+        "ballot",
+        &[
+            "subgroupBroadcast",
+            "subgroupBallot",
+            "subgroupInverseBallot",
+            "Mask",
+        ],
+    ),
+    ("shuffle", &["subgroupShuffle"]),
+    (
+        "shuffle_relative",
+        &["subgroupShuffleUp", "subgroupShuffleDown"],
+    ),
+    ("clustered", &["subgroupClustered"]),
+    ("quad", &["subgroupQuad"]),
+];
+
+/// The artifact's translator reads subgroup operations without their `#extension` lines,
+/// which glslang requires (two of its shaders omit one). The missing ones are enabled right
+/// after `#version`, followed by `#line` so that every line keeps its number (glslang numbers
+/// the line after `#line N` as N under `#version 450`). A name only in a comment enables an
+/// extension needlessly, which changes nothing.
+fn enable_subgroup_extensions(lines: &mut Vec<String>) {
+    let text = lines.join("\n");
+    let missing: Vec<String> = SUBGROUP_EXTENSIONS
+        .iter()
+        .filter(|(family, names)| {
+            names.iter().any(|n| text.contains(n))
+                && !text.contains(&format!("GL_KHR_shader_subgroup_{family}"))
+        })
+        .map(|(family, _)| format!("#extension GL_KHR_shader_subgroup_{family} : enable"))
+        .collect();
+    let Some(version) = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("#version"))
+    else {
+        return;
+    };
+    if missing.is_empty() {
+        return;
+    }
+    let next = version + 2;
+    let mut added = missing;
+    added.push(format!("#line {next}"));
+    lines.splice(version + 1..version + 1, added);
 }
 
 fn has_assert(text: &str) -> bool {
@@ -184,7 +260,17 @@ mod tests {
         assert_eq!(t.model, Some("CM"));
         assert_eq!(t.scheduler.as_deref(), Some("obe"));
         assert!(t.asserts);
-        assert_eq!(t.text.lines().count(), src.lines().count());
+        // `subgroupAllEqual` without its extension: enabled after `#version`, then `#line 2`.
+        assert_eq!(t.text.lines().count(), src.lines().count() + 2);
+        assert_eq!(
+            t.text.lines().take(4).collect::<Vec<_>>(),
+            [
+                "#version 460",
+                "#extension GL_KHR_shader_subgroup_vote : enable",
+                "#line 2",
+                ""
+            ]
+        );
         assert!(!t.text.contains("tla_"));
         assert!(t
             .text
@@ -192,7 +278,7 @@ mod tests {
         assert!(t
             .text
             .lines()
-            .nth(6)
+            .nth(8)
             .unwrap()
             .contains("buffer TangleAssert"));
         assert_eq!(read("#version 450\nvoid main() {}\n").unwrap(), None);
