@@ -424,6 +424,38 @@ fn relaxed_witnesses_show_reads_from_and_the_forbidding_axiom() {
     assert!(a.memory.is_none());
 }
 
+/// Outside a table a statement's span may cover part of its line (a subgroup operation inside
+/// a condition): the witness shows the whole line, as before table cells were cut out.
+#[test]
+fn witnesses_show_whole_lines_outside_tables() {
+    let src = "test t\nthreads 2\nglobal x\n\nkernel {\n  if (subgroupAll(lane == 0)) {\n    x = 1;\n  }\n}\n\nexists (x == 0)\n";
+    let test = tangle::syntax::parse("t.litmus", src.as_bytes()).unwrap();
+    for engine in [Engine::Smt, Engine::Explore] {
+        let a = query::analyse(
+            &test,
+            &Model::by_name("SSO").unwrap(),
+            &Options::default().with_engine(engine),
+        )
+        .unwrap();
+        let w = a.witness.expect("x stays 0");
+        let op: Vec<&str> = w
+            .iter()
+            .filter(|s| s.line == 6 && s.instruction.contains("subgroupAll"))
+            .map(|s| s.instruction.as_str())
+            .collect();
+        assert_eq!(
+            op.len(),
+            3,
+            "{engine:?}: the op and each lane's branch: {op:?}"
+        );
+        assert!(
+            op.iter()
+                .all(|i| i.ends_with("if (subgroupAll(lane == 0)) {")),
+            "{engine:?}: {op:?}"
+        );
+    }
+}
+
 /// DOT pictures under a relaxed model draw the execution's reads-from and coherence as
 /// edges between the steps that made the events (an allowed condition), and a forbidden
 /// condition as the execution only the named axiom rules out, with program order: the same

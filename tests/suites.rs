@@ -1,4 +1,4 @@
-//! Runs every `.litmus` file under `litmus/` through the explorer under every model it can
+//! Runs every `.litmus` file in tangle's format under `litmus/` through the explorer under every model it can
 //! run, and checks the verdicts against the file's `expect` line.
 
 mod common;

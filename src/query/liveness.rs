@@ -556,32 +556,52 @@ fn explain(
 }
 
 /// What a spinning thread waits for: the cells its repeated steps read and the values it
-/// reads there, round after round.
+/// reads there, round after round (a read-modify-write's trace value is what it wrote, so
+/// such a cell is named without one).
 fn spin_reads(t: u32, cycle: &[TraceStep]) -> String {
     let mut seen: indexmap::IndexMap<&str, Vec<String>> = indexmap::IndexMap::new();
     for a in cycle.iter().flat_map(|s| &s.memory) {
         if a.thread == t && a.reads {
-            let v = a.value.map_or("?".to_string(), |v| v.to_string());
             let vs = seen.entry(a.cell.as_str()).or_default();
+            let v = match (a.writes, a.value) {
+                (true, _) => "by read-modify-write".to_string(),
+                (false, Some(v)) => v.to_string(),
+                (false, None) => "?".to_string(),
+            };
             if !vs.contains(&v) {
                 vs.push(v);
             }
         }
     }
     if seen.is_empty() {
-        return "nothing in memory: its loop reads no cell, so no other thread can end it"
-            .to_string();
+        return "no cell of memory: only registers and subgroup operations decide whether its loop ends".to_string();
     }
     let cells: Vec<String> = seen.keys().map(|c| format!("`{c}`")).collect();
     let reads: Vec<String> = seen
         .iter()
-        .map(|(c, vs)| format!("{c} = {}", vs.join(" or ")))
+        .map(|(c, vs)| {
+            let (rmw, vals): (Vec<&String>, Vec<&String>) = vs
+                .iter()
+                .partition(|v| v.as_str() == "by read-modify-write");
+            match (vals.is_empty(), rmw.is_empty()) {
+                (true, _) => format!("{c} by read-modify-write"),
+                (false, true) => format!("{c} = {}", join_or(&vals)),
+                (false, false) => format!("{c} = {}, and by read-modify-write", join_or(&vals)),
+            }
+        })
         .collect();
     format!(
         "waits for {} to change: every round it reads {}",
         cells.join(", "),
         reads.join(", ")
     )
+}
+
+fn join_or(vs: &[&String]) -> String {
+    vs.iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// Fills the witness of a hang the Z3 engine found.

@@ -46,9 +46,10 @@ pub struct MemoryAccess {
     pub value: Option<u32>,
 }
 
-/// How a trace shows the statement at `span`: its source line, or, when the line holds
-/// other statements too (a row of a VULKAN or PTX table, one cell per thread), the
-/// statement's own text, so that each thread's step shows its own cell.
+/// How a trace shows the statement at `span`: its source line, or, in a row of a VULKAN or
+/// PTX table (cells joined by `|`, one per thread), the statement's own cell, so that each
+/// thread's step shows its own. Elsewhere a span may cover part of a line (an operation
+/// inside an expression, a WGSL column): the whole line is shown.
 pub(crate) fn statement_text(source: &str, span: Span) -> String {
     let line = source
         .lines()
@@ -63,15 +64,14 @@ pub(crate) fn statement_text(source: &str, span: Span) -> String {
     };
     let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
-    let before = &source[line_start..start];
-    let rest = source[end..line_end]
-        .trim_start()
-        .trim_start_matches(';')
-        .trim();
-    if before.trim().is_empty() && (rest.is_empty() || rest.starts_with("//")) {
-        line.trim().to_string()
-    } else {
+    let (before, after) = (
+        source[line_start..start].trim(),
+        source[end..line_end].trim(),
+    );
+    if before.ends_with('|') || after.starts_with('|') {
         own.trim().to_string()
+    } else {
+        line.trim().to_string()
     }
 }
 

@@ -14,7 +14,8 @@
 /// What the extensions said, with the text glslang can compile.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tla {
-    /// The source with the extensions blanked or rewritten (same lines).
+    /// The source with the extensions blanked or rewritten, every line keeping its number
+    /// (missing subgroup `#extension` lines are added after `#version`, then `#line`).
     pub text: String,
     pub subgroup_size: Option<u32>,
     pub workgroups: Option<u32>,
@@ -151,13 +152,20 @@ const SUBGROUP_EXTENSIONS: [(&str, &[&str]); 8] = [
 /// the line after `#line N` as N under `#version 450`). A name only in a comment enables an
 /// extension needlessly, which changes nothing.
 fn enable_subgroup_extensions(lines: &mut Vec<String>) {
+    // `GL_KHR_shader_subgroup_shuffle` is a prefix of `..._shuffle_relative`: match the name whole.
+    fn enables(text: &str, family: &str) -> bool {
+        let name = format!("GL_KHR_shader_subgroup_{family}");
+        text.match_indices(&name).any(|(i, _)| {
+            !text[i + name.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    }
     let text = lines.join("\n");
     let missing: Vec<String> = SUBGROUP_EXTENSIONS
         .iter()
-        .filter(|(family, names)| {
-            names.iter().any(|n| text.contains(n))
-                && !text.contains(&format!("GL_KHR_shader_subgroup_{family}"))
-        })
+        .filter(|(family, names)| names.iter().any(|n| text.contains(n)) && !enables(&text, family))
         .map(|(family, _)| format!("#extension GL_KHR_shader_subgroup_{family} : enable"))
         .collect();
     let Some(version) = lines
