@@ -389,21 +389,42 @@ fn searches_pair_memory_models_with_execution_models() {
     let w = d.witness.expect("store buffering");
     assert_eq!((w.threads, w.size), (2, 2), "{}", w.litmus);
     assert!(w.litmus.contains("SSO+coherence.cat allow"), "{}", w.litmus);
-    let test = tangle::syntax::parse("sb.litmus", w.litmus.as_bytes()).unwrap();
-    for engine in [Engine::Explore, Engine::Smt] {
-        for (c, want) in [(&sccat, Verdict::Forbidden), (&weak, Verdict::Allowed)] {
-            let mut o = Options::default().with_engine(engine);
-            o.memory = c.memory.clone();
-            let a = query::analyse(&test, &c.model, &o).unwrap();
-            assert_eq!(a.verdict, want, "{} {engine:?}\n{}", c.name(), w.litmus);
-        }
-    }
+    both_engines_give(
+        &w.litmus,
+        &[(&sccat, Verdict::Forbidden), (&weak, Verdict::Allowed)],
+    );
     let cegis = SearchOptions {
         method: tangle::query::search::SearchMethod::Cegis,
         ..opts(2, 2)
     };
     let e = distinguish(&sccat, &weak, &cegis, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("CEGIS"), "{e}");
+}
+
+/// Search options whose loads and stores are relaxed device-scope atomics (Vulkan's storage
+/// class and non-private flags), so that `vulkan.cat` sees race-free programs.
+fn relaxed(max_threads: u32, max_size: usize) -> SearchOptions {
+    let words = |w: &str| w.split(',').map(String::from).collect::<Vec<_>>();
+    let mut o = opts(max_threads, max_size);
+    o.grammar.access = enumerate::Access {
+        load: words("relaxed,device,sc0,nonpriv"),
+        store: words("relaxed,device,sc0,nonpriv"),
+    };
+    o
+}
+
+/// Parses an emitted test and checks each side's verdict on it with both engines, each side
+/// under its own memory model.
+fn both_engines_give(litmus: &str, sides: &[(&Combination, Verdict)]) {
+    let test = tangle::syntax::parse("emitted.litmus", litmus.as_bytes()).unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        for (c, want) in sides {
+            let mut o = Options::default().with_engine(engine);
+            o.memory = c.memory.clone();
+            let a = query::analyse(&test, &c.model, &o).unwrap();
+            assert_eq!(a.verdict, *want, "{} {engine:?}\n{litmus}", c.name());
+        }
+    }
 }
 
 /// The grammar's loads and stores may be atomics with words (`--load-words`, `--store-words`),
@@ -415,15 +436,6 @@ fn searches_pair_memory_models_with_execution_models() {
 /// reads back with both engines' verdicts. CEGIS, which writes plain accesses, refuses words.
 #[test]
 fn searches_with_atomic_access_words() {
-    let words = |w: &str| w.split(',').map(String::from).collect::<Vec<_>>();
-    let relaxed = |threads, size| {
-        let mut o = opts(threads, size);
-        o.grammar.access = enumerate::Access {
-            load: words("relaxed,device,sc0,nonpriv"),
-            store: words("relaxed,device,sc0,nonpriv"),
-        };
-        o
-    };
     let d = distinguish(
         &under("CM", "vulkan"),
         &under("SSO", "vulkan"),
@@ -454,15 +466,10 @@ fn searches_with_atomic_access_words() {
         "{}",
         w.litmus
     );
-    let test = tangle::syntax::parse("w.litmus", w.litmus.as_bytes()).unwrap();
-    for engine in [Engine::Explore, Engine::Smt] {
-        for (c, want) in [(&cm, Verdict::Forbidden), (&sso, Verdict::Allowed)] {
-            let mut o = Options::default().with_engine(engine);
-            o.memory = c.memory.clone();
-            let a = query::analyse(&test, &c.model, &o).unwrap();
-            assert_eq!(a.verdict, want, "{} {engine:?}\n{}", c.name(), w.litmus);
-        }
-    }
+    both_engines_give(
+        &w.litmus,
+        &[(&cm, Verdict::Forbidden), (&sso, Verdict::Allowed)],
+    );
     let cegis = SearchOptions {
         method: tangle::query::search::SearchMethod::Cegis,
         ..relaxed(2, 2)
@@ -491,12 +498,7 @@ fn searches_with_atomic_access_words() {
 #[test]
 fn the_product_lattice_orders_memory_models_over_race_free_programs() {
     use tangle::query::include::{lattice, InclusionVerdict};
-    let words = |w: &str| w.split(',').map(String::from).collect::<Vec<_>>();
-    let mut o = opts(2, 2);
-    o.grammar.access = enumerate::Access {
-        load: words("relaxed,device,sc0,nonpriv"),
-        store: words("relaxed,device,sc0,nonpriv"),
-    };
+    let o = relaxed(2, 2);
     let sides = [
         model("CM"),
         model("SSO"),

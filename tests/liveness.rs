@@ -1770,15 +1770,9 @@ fn dispatch_loops_pass_through_blocks_that_only_jump() {
     let text = tangle::syntax::print::to_litmus(&test);
     // One arm per block with statements: the `goto`s and the empty exit block are gone.
     assert_eq!(text.matches("if (lc_pc ==").count(), 3, "{text}");
-    for engine in [Engine::Explore, Engine::Smt] {
-        let r = under_vulkan_fair(&test, engine);
-        assert!(
-            matches!(r.verdict, LiveVerdict::Violated) && r.bound == Some(6),
-            "{engine:?}: {:?} at {:?}",
-            r.verdict,
-            r.bound
-        );
-    }
+    both_engines_under_vulkan_fair(&test, |r| {
+        matches!(r.verdict, LiveVerdict::Violated) && r.bound == Some(6)
+    });
     // `LC03: goto LC03`: the exit is a block that only jumps to itself, kept as a loop.
     let spin =
         tangle::dialect::vulkan::parse("spin.litmus", src("goto LC03 | ;\n").as_bytes()).unwrap();
@@ -1808,15 +1802,7 @@ fn a_hang_is_judged_with_windows_that_keep_pace() {
                LC02: | ;\n\
                exists 0==0\n";
     let test = tangle::dialect::vulkan::parse("59_simple.litmus", src.as_bytes()).unwrap();
-    for engine in [Engine::Explore, Engine::Smt] {
-        let r = under_vulkan_fair(&test, engine);
-        assert!(
-            matches!(r.verdict, LiveVerdict::Violated),
-            "{engine:?}: {:?} at {:?}",
-            r.verdict,
-            r.bound
-        );
-    }
+    both_engines_under_vulkan_fair(&test, |r| matches!(r.verdict, LiveVerdict::Violated));
 }
 
 /// One thread, one cell: exchange 0 in, store 1 unless it read 1, exchange 1 in, go round
@@ -1843,15 +1829,7 @@ fn a_cut_run_is_searched_however_many_candidates_it_has() {
                LC03: ;\n\
                exists 0==0\n";
     let test = tangle::dialect::vulkan::parse("chain.litmus", src.as_bytes()).unwrap();
-    for engine in [Engine::Explore, Engine::Smt] {
-        let r = under_vulkan_fair(&test, engine);
-        assert!(
-            matches!(r.verdict, LiveVerdict::Live),
-            "{engine:?}: {:?} at {:?}",
-            r.verdict,
-            r.bound
-        );
-    }
+    both_engines_under_vulkan_fair(&test, |r| matches!(r.verdict, LiveVerdict::Live));
 }
 
 /// Dartagnan's GLSL `loop-1` … `loop-4` (`litmus/public/dartagnan-tangles`): a lane spins on a
@@ -1901,4 +1879,15 @@ fn under_vulkan_fair(
         .map(std::sync::Arc::new);
     let fair = Progress::parse("fair").unwrap();
     liveness(test, &Model::by_name("SSO").unwrap(), &fair, &o).unwrap()
+}
+
+/// Checks `ok` on the answer of each engine ([`under_vulkan_fair`]).
+fn both_engines_under_vulkan_fair(
+    test: &tangle::syntax::ast::Test,
+    ok: impl Fn(&tangle::query::liveness::LivenessReport) -> bool,
+) {
+    for engine in [Engine::Explore, Engine::Smt] {
+        let r = under_vulkan_fair(test, engine);
+        assert!(ok(&r), "{engine:?}: {:?} at {:?}", r.verdict, r.bound);
+    }
 }

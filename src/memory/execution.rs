@@ -1218,7 +1218,8 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
     };
     let place = |i: usize| {
         let e = &ev[i];
-        super::place(e.thread, e.acc.as_ref().map(|a| (a.block, a.instr)))
+        let at = e.acc.as_ref().map(|a| (a.block, a.instr));
+        super::place(prog, e.thread, at, e.cell.expect("an access has a cell"))
     };
     let mut out = super::Execution::default();
     for r in (0..ev.len()).filter(|&r| ev[r].read) {

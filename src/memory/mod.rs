@@ -35,13 +35,35 @@ pub struct Execution {
     pub co_at: Vec<(Place, Place)>,
 }
 
-/// Where an event happened: its thread, its block of the unrolled program and its
-/// instruction there; `None` for an initial write.
-pub type Place = Option<(u32, crate::ir::BlockId, u32)>;
+/// Where an event happened, for pictures: its location, and its thread, block of the
+/// unrolled program and instruction there (`None` for an initial write).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub cell: String,
+    pub at: Option<(u32, crate::ir::BlockId, u32)>,
+}
 
-/// The place of an event of `thread` at `at` (an instruction), if it is not an initial write.
-pub fn place(thread: Option<u32>, at: Option<(crate::ir::BlockId, u32)>) -> Place {
-    Some((thread?, at?.0, at?.1))
+/// The place of an event of `thread` at `at` (an instruction) on `cell`.
+pub fn place(
+    prog: &crate::ir::Program,
+    thread: Option<u32>,
+    at: Option<(crate::ir::BlockId, u32)>,
+    cell: u32,
+) -> Place {
+    Place {
+        cell: prog.cell_name(cell),
+        at: (|| Some((thread?, at?.0, at?.1)))(),
+    }
+}
+
+impl Execution {
+    /// Every pair with its events' places: `true` for reads-from, `false` for coherence.
+    pub fn pairs(&self) -> impl Iterator<Item = (bool, (&str, &Place), (&str, &Place))> {
+        let rf = self.rf.iter().zip(&self.rf_at).map(|p| (true, p));
+        let co = self.co.iter().zip(&self.co_at).map(|p| (false, p));
+        rf.chain(co)
+            .map(|(is_rf, ((a, b), (pa, pb)))| (is_rf, (a.as_str(), pa), (b.as_str(), pb)))
+    }
 }
 
 /// How reports name an axiom: its `as` name, or its check and position in the model.

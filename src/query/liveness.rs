@@ -455,16 +455,9 @@ fn roles(
 fn explain(
     test: &ast::Test,
     prog: &crate::ir::Program,
-    parts: &[(&'static str, Option<(crate::ir::BlockId, u32)>)],
+    parts: &[Part],
     cycle: &[TraceStep],
 ) -> Vec<ThreadRole> {
-    let who = |t: u32| match parts[t as usize] {
-        (role @ ("blocked" | "starved"), pos) => match position(prog, pos).1 {
-            Some(l) => format!("T{t} ({role} at line {l})"),
-            None => format!("T{t} ({role})"),
-        },
-        (role, _) => format!("T{t} ({role})"),
-    };
     parts
         .iter()
         .enumerate()
@@ -473,75 +466,7 @@ fn explain(
             let (at, line) = position(prog, pos);
             let waits_for = match (role, pos) {
                 ("spins", _) => Some(spin_reads(t, cycle)),
-                ("blocked", Some((b, pc))) => {
-                    let block = &prog.blocks[b as usize];
-                    let next = (pc as usize)
-                        .checked_sub(1)
-                        .and_then(|k| block.instrs.get(k));
-                    let wide = next.is_some_and(|i| {
-                        matches!(
-                            i.op,
-                            crate::ir::Op::WorkgroupBarrier | crate::ir::Op::QuorumBarrier { .. }
-                        )
-                    });
-                    let (group, members) = if wide {
-                        let wg = prog.layout.workgroup_of(t);
-                        ("workgroup", prog.layout.workgroup_threads(wg))
-                    } else {
-                        let sg = prog.layout.subgroup_of(t);
-                        ("subgroup", prog.layout.subgroup_threads(sg))
-                    };
-                    let step = match next {
-                        Some(i) => format!(
-                            "`{}` (line {})",
-                            super::trace::statement_text(&test.source, i.span),
-                            i.span.line
-                        ),
-                        None if pc == 0 => {
-                            format!("the start of {} (line {})", block.name(), block.span.line)
-                        }
-                        None => format!(
-                            "the branch ending {} (line {})",
-                            block.name(),
-                            block.term_span.line
-                        ),
-                    };
-                    let away: Vec<String> = members
-                        .clone()
-                        .filter(|&u| u != t && parts[u as usize].1 != pos)
-                        .map(who)
-                        .collect();
-                    let quorum = next.and_then(|i| match i.op {
-                        crate::ir::Op::QuorumBarrier { name, quorum } => Some((name, quorum)),
-                        _ => None,
-                    });
-                    Some(if let Some((name, quorum)) = quorum {
-                        // A quorum barrier meets by name wherever its waiters stand.
-                        let there = members
-                            .filter(|&u| {
-                                parts[u as usize].0 == "blocked"
-                                    && parts[u as usize].1.is_some_and(|(b, pc)| {
-                                        prog.blocks[b as usize]
-                                            .instrs
-                                            .get((pc as usize).wrapping_sub(1))
-                                            .is_some_and(|i| {
-                                                matches!(i.op, crate::ir::Op::QuorumBarrier { name: n, .. } if n == name)
-                                            })
-                                    })
-                            })
-                            .count();
-                        format!(
-                            "waits at {step} until {quorum} threads of its workgroup wait at barrier {name}: {there} do"
-                        )
-                    } else if away.is_empty() {
-                        format!("waits at {step} with every thread of its {group}, which cannot pass")
-                    } else {
-                        format!(
-                            "waits at {step} for the rest of its {group}: {}",
-                            away.join(", ")
-                        )
-                    })
-                }
+                ("blocked", Some(p)) => Some(blocked_at(test, prog, parts, t, p)),
                 _ => None,
             };
             ThreadRole {
@@ -555,22 +480,110 @@ fn explain(
         .collect()
 }
 
+/// A thread's role in a hang and its position (block, step in it; `None`: terminated).
+type Part = (&'static str, Option<(crate::ir::BlockId, u32)>);
+
+/// The instruction a thread at position `(b, pc)` runs next (pc 0 is the label, the last
+/// one the terminator: no instruction).
+fn next_instr(
+    prog: &crate::ir::Program,
+    (b, pc): (crate::ir::BlockId, u32),
+) -> Option<&crate::ir::Instr> {
+    let k = (pc as usize).checked_sub(1)?;
+    prog.blocks[b as usize].instrs.get(k)
+}
+
+/// What blocked thread `t` at `pos` waits for: the step it stands at, and the threads of
+/// its group (its workgroup at a workgroup barrier, else its subgroup) that are elsewhere;
+/// at a quorum barrier, how many of its workgroup wait at that name against the quorum.
+fn blocked_at(
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    parts: &[Part],
+    t: u32,
+    pos: (crate::ir::BlockId, u32),
+) -> String {
+    use crate::ir::Op;
+    let block = &prog.blocks[pos.0 as usize];
+    let next = next_instr(prog, pos);
+    let step = match next {
+        Some(i) => format!(
+            "`{}` (line {})",
+            super::trace::statement_text(&test.source, i.span),
+            i.span.line
+        ),
+        None if pos.1 == 0 => format!("the start of {} (line {})", block.name(), block.span.line),
+        None => format!(
+            "the branch ending {} (line {})",
+            block.name(),
+            block.term_span.line
+        ),
+    };
+    let wide =
+        next.is_some_and(|i| matches!(i.op, Op::WorkgroupBarrier | Op::QuorumBarrier { .. }));
+    let (group, members) = if wide {
+        (
+            "workgroup",
+            prog.layout.workgroup_threads(prog.layout.workgroup_of(t)),
+        )
+    } else {
+        (
+            "subgroup",
+            prog.layout.subgroup_threads(prog.layout.subgroup_of(t)),
+        )
+    };
+    if let Some(Op::QuorumBarrier { name, quorum }) = next.map(|i| &i.op) {
+        // A quorum barrier meets by name wherever its waiters stand.
+        let there = members
+            .filter(|&u| match parts[u as usize] {
+                ("blocked", Some(p)) => next_instr(prog, p).is_some_and(
+                    |i| matches!(i.op, Op::QuorumBarrier { name: n, .. } if n == *name),
+                ),
+                _ => false,
+            })
+            .count();
+        return format!(
+            "waits at {step} until {quorum} threads of its workgroup wait at barrier {name}: {there} do"
+        );
+    }
+    let away: Vec<String> = members
+        .filter(|&u| u != t && parts[u as usize].1 != Some(pos))
+        .map(|u| match parts[u as usize] {
+            (role @ ("blocked" | "starved"), p) => match position(prog, p).1 {
+                Some(l) => format!("T{u} ({role} at line {l})"),
+                None => format!("T{u} ({role})"),
+            },
+            (role, _) => format!("T{u} ({role})"),
+        })
+        .collect();
+    if away.is_empty() {
+        format!("waits at {step} with every thread of its {group}, which cannot pass")
+    } else {
+        format!(
+            "waits at {step} for the rest of its {group}: {}",
+            away.join(", ")
+        )
+    }
+}
+
 /// What a spinning thread waits for: the cells its repeated steps read and the values it
 /// reads there, round after round (a read-modify-write's trace value is what it wrote, so
 /// such a cell is named without one).
 fn spin_reads(t: u32, cycle: &[TraceStep]) -> String {
-    let mut seen: indexmap::IndexMap<&str, Vec<String>> = indexmap::IndexMap::new();
+    // Per cell: the values plain reads saw ("?" for an open read), and whether an RMW read it.
+    let mut seen: indexmap::IndexMap<&str, (Vec<String>, bool)> = indexmap::IndexMap::new();
     for a in cycle.iter().flat_map(|s| &s.memory) {
-        if a.thread == t && a.reads {
-            let vs = seen.entry(a.cell.as_str()).or_default();
-            let v = match (a.writes, a.value) {
-                (true, _) => "by read-modify-write".to_string(),
-                (false, Some(v)) => v.to_string(),
-                (false, None) => "?".to_string(),
-            };
-            if !vs.contains(&v) {
-                vs.push(v);
-            }
+        if a.thread != t || !a.reads {
+            continue;
+        }
+        let (values, rmw) = seen.entry(a.cell.as_str()).or_default();
+        if a.writes {
+            *rmw = true;
+            continue;
+        }
+        let v = a.value.map_or("?".to_string(), |v| v.to_string());
+        if !values.contains(&v) {
+            values.push(v);
         }
     }
     if seen.is_empty() {
@@ -579,15 +592,10 @@ fn spin_reads(t: u32, cycle: &[TraceStep]) -> String {
     let cells: Vec<String> = seen.keys().map(|c| format!("`{c}`")).collect();
     let reads: Vec<String> = seen
         .iter()
-        .map(|(c, vs)| {
-            let (rmw, vals): (Vec<&String>, Vec<&String>) = vs
-                .iter()
-                .partition(|v| v.as_str() == "by read-modify-write");
-            match (vals.is_empty(), rmw.is_empty()) {
-                (true, _) => format!("{c} by read-modify-write"),
-                (false, true) => format!("{c} = {}", join_or(&vals)),
-                (false, false) => format!("{c} = {}, and by read-modify-write", join_or(&vals)),
-            }
+        .map(|(c, (values, rmw))| match (values.is_empty(), rmw) {
+            (true, _) => format!("{c} by read-modify-write"),
+            (false, false) => format!("{c} = {}", values.join(" or ")),
+            (false, true) => format!("{c} = {}, and by read-modify-write", values.join(" or ")),
         })
         .collect();
     format!(
@@ -595,13 +603,6 @@ fn spin_reads(t: u32, cycle: &[TraceStep]) -> String {
         cells.join(", "),
         reads.join(", ")
     )
-}
-
-fn join_or(vs: &[&String]) -> String {
-    vs.iter()
-        .map(|v| v.as_str())
-        .collect::<Vec<_>>()
-        .join(" or ")
 }
 
 /// Fills the witness of a hang the Z3 engine found.

@@ -182,7 +182,7 @@ pub fn witness(
     }
     if let Some(e) = execution {
         let missed = relaxed_edges(&mut g, e, &mut inits, &|p| {
-            p.and_then(|k| at_step.get(&k).copied())
+            p.at.and_then(|k| at_step.get(&k).copied())
         });
         if !missed.is_empty() {
             g.add_node(Node::Init(format!(
@@ -201,44 +201,29 @@ fn relaxed_edges(
     g: &mut DiGraph<Node, Edge>,
     e: &crate::memory::Execution,
     inits: &mut BTreeMap<String, NodeIndex>,
-    node: &dyn Fn(crate::memory::Place) -> Option<NodeIndex>,
+    node: &dyn Fn(&crate::memory::Place) -> Option<NodeIndex>,
 ) -> Vec<String> {
     let mut missed = Vec::new();
-    let pairs =
-        e.rf.iter()
-            .zip(&e.rf_at)
-            .map(|p| (true, p))
-            .chain(e.co.iter().zip(&e.co_at).map(|p| (false, p)));
-    for (is_rf, ((a, b), &(pa, pb))) in pairs {
-        let mut end = |text: &str, p: crate::memory::Place| match p {
+    for (is_rf, (a, pa), (b, pb)) in e.pairs() {
+        let mut end = |text: &str, p: &crate::memory::Place| match p.at {
             None => Some(
                 *inits
-                    .entry(cell_of(text).to_string())
+                    .entry(p.cell.clone())
                     .or_insert_with(|| g.add_node(Node::Init(text.to_string()))),
             ),
             Some(_) => node(p),
         };
         match (end(a, pa), end(b, pb)) {
             (Some(x), Some(y)) if is_rf => {
-                g.add_edge(x, y, Edge::Rf(cell_of(b).to_string()));
+                g.add_edge(x, y, Edge::Rf(pb.cell.clone()));
             }
             (Some(x), Some(y)) => {
-                g.add_edge(x, y, Edge::Co(cell_of(b).to_string()));
+                g.add_edge(x, y, Edge::Co(pb.cell.clone()));
             }
             _ => missed.push(format!("{} {a} -> {b}", if is_rf { "rf" } else { "co" })),
         }
     }
     missed
-}
-
-/// The location an event in words names: `x` in `T1 line 7: R x = 1` or `initial x = 0`.
-fn cell_of(event: &str) -> &str {
-    let access = event.rsplit(": ").next().unwrap_or(event);
-    let access = ["initial ", "R ", "W "]
-        .iter()
-        .find_map(|p| access.strip_prefix(p))
-        .unwrap_or(access);
-    access.split(" = ").next().unwrap_or(access)
 }
 
 /// A forbidden condition under a relaxed memory model, as a picture: the execution that
@@ -250,16 +235,13 @@ fn near_miss(a: &Analysis) -> Option<String> {
     let mut g: DiGraph<Node, Edge> = DiGraph::new();
     let mut inits = BTreeMap::new();
     let mut events: BTreeMap<(u32, crate::ir::BlockId, u32), NodeIndex> = BTreeMap::new();
-    let named =
-        e.rf.iter()
-            .zip(&e.rf_at)
-            .chain(e.co.iter().zip(&e.co_at))
-            .flat_map(|((a, b), &(pa, pb))| [(a, pa), (b, pb)]);
-    for (text, p) in named {
-        if let Some(k) = p {
-            events
-                .entry(k)
-                .or_insert_with(|| g.add_node(Node::Step(text.clone())));
+    for (_, (a, pa), (b, pb)) in e.pairs() {
+        for (text, p) in [(a, pa), (b, pb)] {
+            if let Some(k) = p.at {
+                events
+                    .entry(k)
+                    .or_insert_with(|| g.add_node(Node::Step(text.to_string())));
+            }
         }
     }
     // Program order: a thread's events in the order of the unrolled program's blocks and
@@ -271,7 +253,7 @@ fn near_miss(a: &Analysis) -> Option<String> {
         }
     }
     relaxed_edges(&mut g, e, &mut inits, &|p| {
-        p.and_then(|k| events.get(&k).copied())
+        p.at.and_then(|k| events.get(&k).copied())
     });
     let others = report.forbidden_by.len() - 1;
     let also = match others {

@@ -1312,7 +1312,7 @@ impl<'p> Encoding<'p> {
                 v,
             )
         };
-        let place = |e: &CatEv| crate::memory::place(e.info.thread, e.info.at);
+        let place = |e: &CatEv| crate::memory::place(self.prog, e.info.thread, e.info.at, cell(e));
         let mut out = crate::memory::Execution::default();
         for (w, rd, v) in &r.rf_vars {
             if yes(v) && yes(&r.evs[*rd].guard) {
