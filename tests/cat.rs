@@ -1694,3 +1694,155 @@ fn lockstep_coherence_is_said_with_sched_not_sstep() {
         Verdict::Forbidden
     );
 }
+
+/// PTX's `ld.volatile`/`st.volatile` have "the same memory synchronization semantics as
+/// ld.relaxed.sys": message passing through volatile accesses is as weak as through relaxed
+/// ones (the stale read allowed), unlike through release/acquire; both engines. A scope after
+/// `.volatile` is a located error.
+#[test]
+fn ptx_volatile_is_relaxed_at_system_scope() {
+    let ptx = Arc::new(MemoryModel::resolve("ptx").unwrap().unwrap());
+    let mp = |w: &str, r: &str| {
+        let src = format!(
+            "PTX mp\n{{\nx=0;\ny=0;\n}}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.{w} x, 1 | ld.{r} r0, y ;\n st.{w} y, 1 | ld.{r} r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n"
+        );
+        tangle::dialect::ptx::parse("mp.litmus", src.as_bytes()).unwrap()
+    };
+    let volatile = mp("volatile", "volatile");
+    let relaxed = mp("relaxed.sys", "relaxed.sys");
+    let ordered = mp("release.sys", "acquire.sys");
+    let load = collect_stmts(&volatile.kernel)
+        .into_iter()
+        .find(|s| matches!(s.kind, tangle::syntax::ast::StmtKind::Load { .. }))
+        .unwrap();
+    assert_eq!(load.tags[..3], ["RLX", "SYS", "A"], "{:?}", load.tags);
+    for engine in [Engine::Explore, Engine::Smt] {
+        let v = |t| analyse_with(t, "SSO", engine, &ptx).verdict;
+        assert_eq!(v(&volatile), Verdict::Allowed, "{engine:?}");
+        assert_eq!(v(&relaxed), Verdict::Allowed, "{engine:?}");
+        assert_eq!(v(&ordered), Verdict::Forbidden, "{engine:?}");
+    }
+    let src =
+        "PTX v\n{\nx=0;\n}\n P0@cta 0,gpu 0 ;\n ld.volatile.gpu r0, x ;\nexists (P0:r0 == 0)\n";
+    let d = tangle::dialect::ptx::parse("v.litmus", src.as_bytes()).unwrap_err();
+    assert_eq!(d.0[0].line, 6);
+    assert!(
+        d.0[0].message.contains("volatile `ld` takes no scope"),
+        "{}",
+        d.0[0].message
+    );
+}
+
+/// What the SIMT-Step base relations mean, read off an execution through a probe model's
+/// flags (a flag is raised when its relation is non-empty in some execution), under both
+/// back ends: `sinst` relates two lanes' subgroup ops in one dynamic block and not the same
+/// op met in different loop iterations, which `sinst_static` (the static approximation)
+/// still relates; `sstep` relates the lanes' stores of one collective step (CM), not those of
+/// independent lanes (SSO); `scbarinst` relates barriers, never subgroup ops.
+#[test]
+fn simt_step_relations_mean_what_the_docs_say() {
+    let probe = Arc::new(cat_model(
+        "\"probe\"\n\
+         flag ~empty ([SGOP] ; sinst ; [SGOP]) as sinst-sgop\n\
+         flag ~empty ([SGOP] ; sinst_static ; [SGOP]) as static-sgop\n\
+         flag ~empty ([W] ; sstep ; [W]) as sstep-writes\n\
+         flag ~empty ([W] ; sinst ; [W]) as sinst-writes\n\
+         flag ~empty scbarinst as scbarinst\n\
+         flag ~empty ([SGOP] ; scbarinst) as scbarinst-sgop\n",
+    ));
+    let flags = |file: &str, model: &str, engine: Engine| -> Vec<String> {
+        let test = tangle::load(Path::new(file), &Default::default()).unwrap();
+        let m = Model::by_name(model).unwrap();
+        let mut opts = Options::default().with_engine(engine).with_flags(true);
+        opts.memory = Some(probe.clone());
+        let a = query::analyse(&test, &m, &opts).unwrap();
+        assert!(a.undefined_behaviour_complete, "{file} {model} {engine:?}");
+        let mut names: Vec<String> = a
+            .undefined_behaviour
+            .iter()
+            .map(|u| u.description.rsplit(": ").next().unwrap().to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let barrier = "kernel {\n  x[lane] = 1;\n  subgroupBarrier();\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let lockstep = dir.path().join("lockstep.litmus");
+    std::fs::write(
+        &lockstep,
+        format!("test lockstep\nthreads 2\nglobal x[2]\n\n{barrier}\nexists (x[0] == 1)\n"),
+    )
+    .unwrap();
+    let lockstep = lockstep.to_str().unwrap();
+    for engine in [Engine::Explore, Engine::Smt] {
+        assert_eq!(
+            flags("tests/data/cat/sgop_same_block.litmus", "SSO", engine),
+            ["sinst-sgop", "static-sgop"],
+            "{engine:?}"
+        );
+        assert_eq!(
+            flags("tests/data/cat/sgop_iterations.litmus", "SSO", engine),
+            ["static-sgop"],
+            "{engine:?}"
+        );
+        assert_eq!(
+            flags(lockstep, "CM", engine),
+            ["scbarinst", "sinst-writes", "sstep-writes"],
+            "{engine:?}"
+        );
+        assert_eq!(
+            flags(lockstep, "SSO", engine),
+            ["scbarinst", "sinst-writes"],
+            "{engine:?}"
+        );
+    }
+}
+
+/// Where dynamic instances change a verdict (docs/memory-models.md, "Dynamic or static
+/// instances"): under a model where subgroup ops synchronise like control barriers, a lane
+/// that publishes before an op met in iteration 0 and a lane that reads after the same op met
+/// in iteration 1 are ordered by static instances (Dartagnan's approximation: the stale read
+/// forbidden) and not by SIMT-Step's dynamic ones (allowed, and the accesses race); when both
+/// lanes meet the op in one dynamic block both forbid it. Both back ends.
+#[test]
+fn dynamic_instances_synchronise_only_lanes_that_met() {
+    let dynamic = MemoryModel::resolve("tests/data/cat/sgop-sync-dynamic.cat")
+        .unwrap()
+        .unwrap();
+    let stat = MemoryModel::resolve("tests/data/cat/sgop-sync-static.cat")
+        .unwrap()
+        .unwrap();
+    let read = |f: &str| std::fs::read_to_string(format!("tests/data/cat/{f}")).unwrap();
+    for m in ["CM", "SSO", "Spec"] {
+        let it = read("sgop_iterations.litmus");
+        assert_eq!(
+            verdict(&it, m, Some(dynamic.clone())),
+            Verdict::Allowed,
+            "{m}"
+        );
+        assert_eq!(
+            verdict(&it, m, Some(stat.clone())),
+            Verdict::Forbidden,
+            "{m}"
+        );
+        let same = read("sgop_same_block.litmus");
+        assert_eq!(
+            verdict(&same, m, Some(dynamic.clone())),
+            Verdict::Forbidden,
+            "{m}"
+        );
+        assert_eq!(
+            verdict(&same, m, Some(stat.clone())),
+            Verdict::Forbidden,
+            "{m}"
+        );
+    }
+    // Under SC the schedule decides: in lockstep (CM) lane 0's iteration 0 runs first, and
+    // under SSO lane 1's op waits until lane 0, undecided for iteration 1's block, has left
+    // iteration 0; a speculative op (Spec) does not wait.
+    let it = read("sgop_iterations.litmus");
+    assert_eq!(verdict(&it, "CM", None), Verdict::Forbidden);
+    assert_eq!(verdict(&it, "SSO", None), Verdict::Forbidden);
+    assert_eq!(verdict(&it, "Spec", None), Verdict::Allowed);
+}

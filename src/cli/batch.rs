@@ -164,7 +164,19 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
             out
         });
         match answered {
-            Ok(out) => analyses.extend(out),
+            Ok(mut out) => {
+                // Runs the loop bound cut: do some never finish? (in the order `out` has:
+                // memory models outermost)
+                let pairs = memories
+                    .iter()
+                    .flat_map(|mm| models.iter().map(move |m| (m, mm)));
+                for (a, (m, mm)) in out.iter_mut().zip(pairs) {
+                    bar.set_message(format!("{}: hangs under {}", t.name, a.model));
+                    opts.memory = mm.clone();
+                    query::liveness::hang_past_the_bound(t, m, a, &opts);
+                }
+                analyses.extend(out)
+            }
             Err(query::QueryError::Exhausted(e)) => {
                 for mm in &memories {
                     opts.memory = mm.clone();
@@ -229,6 +241,9 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         Format::Dot => {
             for a in &analyses {
                 if let Some(d) = report::dot::analysis(a) {
+                    out::print(&d);
+                }
+                if let Some(d) = a.hang.as_deref().and_then(report::dot::liveness) {
                     out::print(&d);
                 }
             }
@@ -473,7 +488,6 @@ pub fn liveness(a: &LivenessArgs) -> Status {
     let (tests, mut status) = load_tests(&a.files, &launch, a.input.max_file_size, false);
     let bar = out::progress(tests.len() as u64, "liveness");
     let mut reports = Vec::new();
-    let fair = tangle::progress::Progress::parse("fair").expect("bundled");
     'tests: for t in &tests {
         bar.set_message(t.name.clone());
         // A file that names its models (the TLA+ artifact's layouts and pragma) runs under
@@ -483,20 +497,16 @@ pub fn liveness(a: &LivenessArgs) -> Status {
             Some(Ok(m)) => vec![m],
             _ => models.clone(),
         };
-        let hinted_progress = match (&t.hints.progress, progresses.is_empty()) {
-            (Some(p), true) => match tangle::progress::Progress::parse(p) {
-                Ok(p) => Some(p),
+        let progresses: Vec<tangle::progress::Progress> = if progresses.is_empty() {
+            match query::liveness::default_progress(t) {
+                Ok(p) => vec![p],
                 Err(e) => {
                     status = status.and(out::error(format!("{}: #pragma scheduler: {e}", t.file)));
                     continue;
                 }
-            },
-            _ => None,
-        };
-        let progresses: Vec<tangle::progress::Progress> = match hinted_progress {
-            Some(p) => vec![p],
-            None if progresses.is_empty() => vec![fair.clone()],
-            None => progresses.clone(),
+            }
+        } else {
+            progresses.clone()
         };
         for (m, mm) in models
             .iter()

@@ -126,6 +126,18 @@ fn rmw_op(m: &str) -> Option<AtomicOp> {
 /// `.order[.scope]` of an access: the tags, or an error naming what is wrong. A weak access
 /// takes no scope; the others need one.
 fn order_scope(cx: &mut Cell, op: &str, mods: &[&str], orders: &[&str]) -> Option<Vec<String>> {
+    // `ld.volatile`/`st.volatile` "has the same memory synchronization semantics as
+    // ld.relaxed.sys" (PTX ISA, "ld"; seed 003, section 3.6): read as that, with no scope of
+    // its own.
+    if mods.first() == Some(&"volatile") && (op == "ld" || op == "st") {
+        if let Some(s) = mods.get(1) {
+            cx.err(format!(
+                "a volatile `{op}` takes no scope (it is relaxed at .sys), found `.{s}`"
+            ));
+            return None;
+        }
+        return Some(vec!["RLX".into(), "SYS".into(), "A".into()]);
+    }
     let (o, rest) = match mods.split_first() {
         Some((o, rest)) if orders.contains(o) => (order(o)?, rest),
         _ => {

@@ -15,7 +15,7 @@
 
 use super::explore::{Exploration, StateGraph, StateRef};
 use crate::budget::Budget;
-use crate::ir::{Layout, Program};
+use crate::ir::{Layout, Op, Program};
 use crate::progress::{Progress, ThreadStatus};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, VecDeque};
@@ -47,10 +47,14 @@ pub struct Hang {
     /// Threads that could move but are never scheduled: the progress model does not guarantee
     /// them.
     pub starved: Vec<u32>,
+    /// Threads that may still move but that the hang does not hold: in a workgroup other than
+    /// the one a barrier divergence stopped.
+    pub free: Vec<u32>,
 }
 
 /// Decides termination from an exploration made with `ExploreOptions::liveness`.
-pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Finding {
+pub fn analyse(ex: &Exploration, prog: &Program, progress: &Progress) -> Finding {
+    let layout = &prog.layout;
     let Some(g) = &ex.graph else {
         return Finding::Unknown("the exploration kept no state graph".into());
     };
@@ -60,12 +64,36 @@ pub fn analyse(ex: &Exploration, layout: &Layout, progress: &Progress) -> Findin
     let divergent = (0..g.ub.len()).find(|&s| g.ub[s]).map(|s| s as StateRef);
     if let Some(s) = ex.stuck.or(divergent) {
         let t = &g.threads[s as usize];
+        let running: Vec<u32> = (0..t.len() as u32).filter(|&u| !t[u as usize].0).collect();
+        // A divergence stops one workgroup: every thread of it has terminated or waits at a
+        // workgroup barrier. Another workgroup's threads may still move; the hang does not
+        // hold them.
+        let at_barrier = |u: u32| {
+            ex.position(s, u).is_some_and(|(b, pc)| {
+                (pc as usize).checked_sub(1).is_some_and(|k| {
+                    matches!(
+                        prog.blocks[b as usize].instrs.get(k).map(|i| &i.op),
+                        Some(Op::WorkgroupBarrier)
+                    )
+                })
+            })
+        };
+        let stopped = |u: u32| {
+            (layout.workgroup_threads(layout.workgroup_of(u)))
+                .all(|v| t[v as usize].0 || at_barrier(v))
+        };
+        let (blocked, free) = if ex.stuck == Some(s) {
+            (running, Vec::new())
+        } else {
+            running.into_iter().partition(|&u| stopped(u))
+        };
         return Finding::Hang(Hang {
             prefix_to: s,
             cycle: Vec::new(),
             spinning: Vec::new(),
-            blocked: (0..t.len() as u32).filter(|&u| !t[u as usize].0).collect(),
+            blocked,
             starved: Vec::new(),
+            free,
         });
     }
     let places = PlaceGraph::new(g);
@@ -147,6 +175,7 @@ pub fn analyse_relaxed(
                     spinning: of(|t| t.moves),
                     blocked: of(|t| !t.terminated && t.blocked),
                     starved: of(|t| !t.terminated && !t.moves && !t.blocked),
+                    free: Vec::new(),
                 });
             }
             Ok(Some(false)) => {}
@@ -374,6 +403,7 @@ impl PlaceGraph {
             starved: (0..threads as u32)
                 .filter(|&u| live(u) && disabled_at[u as usize].is_none())
                 .collect(),
+            free: Vec::new(),
         })
     }
 

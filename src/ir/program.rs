@@ -342,6 +342,12 @@ impl Program {
         })
     }
 
+    /// Does some block instance hold an instruction of kind `k`? A model's class for a kind
+    /// the program lacks never applies (Symb without subgroup ops runs as SSO).
+    pub fn has_kind(&self, k: crate::vocab::Kind) -> bool {
+        (self.blocks.iter()).any(|b| b.instrs.iter().any(|i| i.op.kind() == k))
+    }
+
     /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
     pub fn has_idle_cuts(&self) -> bool {
         self.cut_blocks().any(|b| self.idle_cut(b))

@@ -93,6 +93,7 @@ pub const FIXED_RELATIONS: &[&str] = &[
     "swg",
     "sqf",
     "sinst",
+    "sinst_static",
     "scbarinst",
     "syncbar",
     "ssw",
@@ -192,6 +193,7 @@ pub fn fixed(prog: &Program, name: &str, a: &EventInfo, b: &EventInfo) -> bool {
         "swg" => level(Level::Workgroup),
         "sqf" => level(Level::QueueFamily),
         "sinst" => sinst(prog, a, b),
+        "sinst_static" => sinst_static(prog, a, b),
         "scbarinst" => sinst(prog, a, b) && is_cbar(prog, a) && is_cbar(prog, b),
         // Dartagnan's: as `scbarinst`, but a barrier that only arrives (PTX `bar.cta.arrive`,
         // tagged `ARRIVE`) does not wait, so nothing synchronises *into* it.
@@ -280,6 +282,34 @@ pub fn same_reference(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
     let name =
         |e: &EventInfo| instr(prog, e).and_then(|i| i.tags.iter().find(|t| t.starts_with('@')));
     a.thread.is_none() || b.thread.is_none() || name(a) == name(b)
+}
+
+/// The approximation SIMT-Step's dynamic instances replace (Dartagnan's subgroup work relates
+/// subgroup operations by static instruction): [`sinst`] with the block instance forgotten, so
+/// that the same instruction in two lanes is related whatever loop iteration or dynamic block
+/// each ran it in. Instances named by a tag or a quorum meet by name as in [`sinst`].
+pub fn sinst_static(prog: &Program, a: &EventInfo, b: &EventInfo) -> bool {
+    let (Some(s), Some(t), Some((p, i)), Some((q, j))) = (a.thread, b.thread, a.at, b.at) else {
+        return false;
+    };
+    let by_name = |e: &EventInfo| {
+        instr(prog, e).is_some_and(|x| {
+            matches!(x.op, Op::QuorumBarrier { .. }) || x.tags.iter().any(|t| t.starts_with('#'))
+        })
+    };
+    if by_name(a) || by_name(b) {
+        return sinst(prog, a, b);
+    }
+    let lay = &prog.layout;
+    let group = |e: &EventInfo, t: u32| match instr(prog, e).map(|x| &x.op) {
+        Some(Op::WorkgroupBarrier) => lay.workgroup_of(t),
+        _ => lay.subgroup_of(t),
+    };
+    s != t
+        && prog.blocks[p as usize].sblock == prog.blocks[q as usize].sblock
+        && i == j
+        && group(a, s) == group(b, t)
+        && (a.read, a.write) == (b.read, b.write)
 }
 
 /// SIMT-Step structure: the same dynamic instance of an instruction in another lane: same

@@ -53,7 +53,8 @@ pub enum HangKind {
 #[derive(Clone, Debug, Serialize)]
 pub struct ThreadRole {
     pub thread: u32,
-    /// `spins`, `blocked`, `starved` or `terminated`.
+    /// `spins`, `blocked`, `starved`, `free` (it may still move, but the hang does not hold
+    /// it: another workgroup than the one a barrier divergence stopped) or `terminated`.
     pub role: &'static str,
     /// Where it stands when the loop starts (the block and the source line), when it has not
     /// terminated.
@@ -145,6 +146,82 @@ pub fn check_progress_names(test: &ast::Test) -> Result<(), crate::diag::Diagnos
     }
 }
 
+/// The progress model a test runs under when none is asked for: the one its file names (the
+/// TLA+ artifact's `#pragma scheduler`), else `fair`.
+pub fn default_progress(test: &ast::Test) -> Result<Progress, crate::progress::ProgressError> {
+    Progress::parse(test.hints.progress.as_deref().unwrap_or("fair"))
+}
+
+/// For the safety questions (`check`, `outcomes`, `compare`): when the loop bound cut some of
+/// `a`'s runs, do some never finish? Asks [`liveness`] under the test's progress model (fair
+/// unless its file names one) with the same memory model and a budget of its own (the same
+/// `--timeout` and state limit), and keeps a hang in [`super::Analysis::hang`]; an undecided
+/// or live answer becomes a note. A run cut by the bound that never finishes is then shown as
+/// what it is, a hang with its lasso, rather than only as a cut (docs/progress.md, "Hangs in
+/// `check`"). The explorer answers, whichever engine gave the verdict: its lassos take
+/// milliseconds where Z3's reduction takes seconds, the engines agree on liveness wherever
+/// both answer (`tests/liveness.rs`), and so the table is the same for both engines. Under
+/// Symb with subgroup ops, which the explorer does not run, Z3 answers.
+pub fn hang_past_the_bound(
+    test: &ast::Test,
+    model: &Model,
+    a: &mut super::Analysis,
+    opts: &Options,
+) {
+    if !a.runs_cut || a.hang.is_some() {
+        return;
+    }
+    let progress = match default_progress(test) {
+        Ok(p) => p,
+        Err(e) => {
+            a.notes.push(format!(
+                "runs cut by the loop bound were not asked about hangs: {e}"
+            ));
+            return;
+        }
+    };
+    // The explorer, unless the model has symbolic subgroup ops it cannot run (then Z3).
+    let symbolic = model.class(crate::vocab::Kind::Sgop) == crate::vocab::Class::Symbolic
+        && test_has_sgop(test);
+    let engine = if symbolic {
+        Engine::Smt
+    } else {
+        Engine::Explore
+    };
+    let mut opts = opts.clone().with_engine(engine);
+    opts.start = None;
+    let answer = liveness(test, model, &progress, &opts);
+    if let Ok(r) = &answer {
+        tracing::info!(test = %test.name, model = %r.model, millis = r.millis, verdict = r.verdict.word(), "runs past the loop bound: the hang question");
+    }
+    match answer {
+        Ok(r) => match &r.verdict {
+            LiveVerdict::Violated => a.hang = Some(Box::new(r)),
+            LiveVerdict::Live => a.notes.push(format!(
+                "past the loop bound, every run a {} scheduler allows finishes (`tangle liveness`)",
+                r.progress
+            )),
+            LiveVerdict::Unknown(why) => a.notes.push(format!(
+                "whether runs past the loop bound finish under a {} scheduler is unknown: {why}",
+                r.progress
+            )),
+        },
+        Err(e) => a.notes.push(format!(
+            "whether runs past the loop bound finish is unknown: {e}"
+        )),
+    }
+}
+
+/// Does the test call a subgroup op anywhere (so Symb's symbolic class applies)?
+fn test_has_sgop(test: &ast::Test) -> bool {
+    let cfg = crate::ir::cfg::lower(test);
+    (cfg.blocks.iter()).any(|b| {
+        b.instrs
+            .iter()
+            .any(|i| i.op.kind() == crate::vocab::Kind::Sgop)
+    })
+}
+
 /// Does every execution of `test` under `model` terminate, when scheduled as `progress`
 /// allows?
 pub fn liveness(
@@ -199,7 +276,7 @@ pub fn liveness(
             Err(e) => LiveVerdict::Unknown(e.to_string()),
             Ok(ex) => {
                 report.states = ex.states;
-                match lasso::analyse(&ex, &prog.layout, progress) {
+                match lasso::analyse(&ex, &prog, progress) {
                     Finding::Live => LiveVerdict::Live,
                     Finding::Unknown(why) => LiveVerdict::Unknown(why),
                     Finding::Hang(h) => {
@@ -441,6 +518,8 @@ fn roles(
                 "blocked"
             } else if h.starved.contains(&t) {
                 "starved"
+            } else if h.free.contains(&t) {
+                "free"
             } else {
                 "terminated"
             };

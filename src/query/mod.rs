@@ -307,6 +307,14 @@ pub struct Analysis {
     pub flags_judged: bool,
     /// A trace cut by the loop bound, when one was.
     pub bound_hit: Option<Vec<TraceStep>>,
+    /// The loop bound cut runs, or may have (an idle loop's cut included): not every run was
+    /// followed to its end, so the safety commands ask whether some never finish.
+    #[serde(skip)]
+    pub runs_cut: bool,
+    /// A run past the loop bound that never finishes under the test's progress model (fair
+    /// unless its file names one), with its lasso ([`liveness::hang_past_the_bound`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hang: Option<Box<liveness::LivenessReport>>,
     pub notes: Vec<String>,
     /// Under a relaxed memory model (Z3 engine): the witness's reads-from and coherence, or
     /// the axioms that forbid the condition.
@@ -789,6 +797,8 @@ fn blank_observing(
         undefined_behaviour_complete: false,
         flags_judged: false,
         bound_hit: None,
+        runs_cut: false,
+        hang: None,
         notes: Vec::new(),
         memory: None,
         states: 0,

@@ -71,6 +71,7 @@ pub(super) fn conclude(
         ));
     }
     a.bound_hit = f.cut.as_deref().map(render);
+    a.runs_cut = a.bound_hit.is_some() || prog.has_idle_cuts() || prog.has_partly_idle_cuts();
     for (kind, steps) in &f.ub {
         a.undefined_behaviour.push(UbReport {
             kind: *kind,

@@ -84,6 +84,9 @@ pub struct AnalysisRecord<'a> {
     pub witness_differs: &'a [String],
     pub undefined_behaviour: &'a [UbReport],
     pub bound_hit: Option<&'a [TraceStep]>,
+    /// A run past the loop bound that never finishes (the liveness answer, with its lasso).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hang: Option<&'a crate::query::liveness::LivenessReport>,
     pub notes: &'a [String],
     /// Under a relaxed memory model: reads-from and coherence of the witness, or the axioms
     /// that forbid the condition.
@@ -143,6 +146,7 @@ impl<'a> AnalysisRecord<'a> {
             witness_differs: &a.witness_differs,
             undefined_behaviour: &a.undefined_behaviour,
             bound_hit: a.bound_hit.as_deref(),
+            hang: a.hang.as_deref(),
             notes: &a.notes,
             memory: a.memory.as_ref(),
             states: (a.engine == crate::query::Engine::Explore).then_some(a.states),

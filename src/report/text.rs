@@ -110,6 +110,14 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             s.push_str(&trace(cut));
         }
     }
+    if let Some(h) = &a.hang {
+        let _ = writeln!(
+            s,
+            "Flag hang: a run past the loop bound never finishes (progress {}, engine {})",
+            h.progress, h.engine
+        );
+        s.push_str(&hang(h, witness));
+    }
     for n in &a.notes {
         let _ = writeln!(s, "Note {n}");
     }
@@ -294,7 +302,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
         .unwrap_or(4)
         .max(4)
         + 2;
-    // Each column fits its model's name and the longest verdict ("unknown", "forbid!*").
+    // Each column fits its model's name and the usual verdicts ("unknown", "forbid!*").
     let cw = |m: &String| m.chars().count().max(8) + 1;
     let mut s = String::new();
     s.push_str(&pad("Test", w));
@@ -305,6 +313,7 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
     let mut mismatches = Vec::new();
     let mut unknown = Vec::new();
     let mut undefined = Vec::new();
+    let mut hangs = Vec::new();
     for (t, f) in &tests {
         s.push_str(&pad(t, w));
         for m in models {
@@ -326,10 +335,15 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                         c.push('*');
                         undefined.push(a);
                     }
+                    if a.hang.is_some() {
+                        c.push('~');
+                        hangs.push(a);
+                    }
                     c
                 }
             };
-            s.push_str(&pad(&text, cw(m)));
+            // At least one space after the cell: the longest, "forbid!*~", overfills it.
+            s.push_str(&pad(&text, cw(m).max(text.chars().count() + 1)));
         }
         s.push('\n');
     }
@@ -406,6 +420,39 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             s,
             "* and {} more verdicts with undefined behaviour (--format json lists them)",
             undefined.len() - MAX_UB_LINES
+        );
+    }
+    // A run the loop bound cut that never finishes: the verdict is about the runs that do.
+    for a in hangs.iter().take(MAX_UB_LINES) {
+        let Some(h) = &a.hang else { continue };
+        let who: Vec<String> = h
+            .threads
+            .iter()
+            .filter(|t| t.role != "terminated" && t.role != "free")
+            .map(|t| {
+                let at = t.line.map_or(String::new(), |l| format!(" at line {l}"));
+                format!("T{} {}{at}", t.thread, t.role)
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "~ {} under {}: a run never finishes ({}, progress {}): {} (--witness shows it)",
+            a.test,
+            a.model,
+            if h.hang == Some(crate::query::liveness::HangKind::Deadlock) {
+                "a deadlock"
+            } else {
+                "a loop forever"
+            },
+            h.progress,
+            who.join(", ")
+        );
+    }
+    if hangs.len() > MAX_UB_LINES {
+        let _ = writeln!(
+            s,
+            "~ and {} more verdicts with runs that never finish (--format json lists them)",
+            hangs.len() - MAX_UB_LINES
         );
     }
     s
@@ -515,7 +562,7 @@ pub fn thin_air(r: &crate::query::thin_air::ThinAirReport, witness: bool) -> Str
 /// One liveness answer: the verdict, who spins, who is blocked or starved, and (with
 /// `witness`) the prefix and the loop repeated forever.
 pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> String {
-    use crate::query::liveness::{HangKind, LiveVerdict};
+    use crate::query::liveness::LiveVerdict;
     let mut s = String::new();
     let verdict = match (&r.verdict, r.bound) {
         (LiveVerdict::Unknown(why), _) => format!("unknown ({why})"),
@@ -538,11 +585,22 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
         "Test {} (model {}, progress {}, engine {}): {verdict}{mismatch}",
         r.test, r.model, r.progress, r.engine
     );
+    s.push_str(&hang(r, witness));
+    s
+}
+
+/// A hang's lines: what kind it is, each thread's role and what it waits for, and (with
+/// `witness`) the prefix and the loop repeated forever. Empty when `r` is no hang.
+fn hang(r: &crate::query::liveness::LivenessReport, witness: bool) -> String {
+    use crate::query::liveness::HangKind;
+    let mut s = String::new();
     if let Some(kind) = r.hang {
+        let partial = r.threads.iter().any(|t| t.role == "free");
         let _ = writeln!(
             s,
             "  {}",
             match kind {
+                HangKind::Deadlock if partial => "deadlock: a workgroup's threads wait at barriers they never pass (barrier divergence), whatever the others do",
                 HangKind::Deadlock => "deadlock: no thread can move, and some have not terminated",
                 HangKind::Spin => "a loop that repeats forever, fair to every thread the progress model guarantees",
             }
@@ -552,6 +610,7 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
                 "spins" => "spins",
                 "blocked" => "is blocked (it cannot move)",
                 "starved" => "is never scheduled (the progress model does not guarantee it)",
+                "free" => "may still move (the hang does not hold it)",
                 _ => "has terminated",
             };
             let at = match (&t.at, t.line) {

@@ -252,8 +252,13 @@ pub struct Encoding<'p> {
     header_regs: HashMap<(u32, BlockId), Vec<BV>>,
     /// Liveness under a relaxed memory model: the horizon, made before the memory model's
     /// events, which happen only before it (a hang's execution is the run up to where it
-    /// stops; what follows is never observed).
+    /// stops; what follows is never observed). Under Symb, made before the paths: a subgroup
+    /// op's participants are the threads that entered its block before it.
     horizon: Option<Time>,
+    /// Liveness under Symb ([`Class::Symbolic`] subgroup ops): a symbolic op's value is the op
+    /// over the threads that ever enter its block, which in a run that stays forever at the
+    /// horizon are those that entered before it (docs/progress.md, "Symb").
+    limit_members: bool,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
     /// Liveness: the quorum barriers, each of which may never open ([`timing::Quorum`]).
     quorums: Vec<timing::Quorum>,
@@ -396,6 +401,11 @@ impl<'p> Encoding<'p> {
             liveness: opts.liveness,
             header_regs: HashMap::new(),
             horizon: None,
+            limit_members: opts.liveness
+                && models
+                    .iter()
+                    .all(|m| m.class(Kind::Sgop) == Class::Symbolic)
+                && prog.has_kind(Kind::Sgop),
             ub_at: HashMap::new(),
             quorums: Vec::new(),
             dead: Vec::new(),
@@ -406,10 +416,13 @@ impl<'p> Encoding<'p> {
             .iter()
             .any(|&(k, c)| TimingRule::of(k, c).members == Members::Resolve);
         let built = (|| {
+            if enc.limit_members {
+                enc.horizon = Some(enc.time_var("horizon".into()));
+            }
             let (finals, resolve) = enc.paths(lazy, &budget)?;
             match &opts.memory {
                 Some(mm) if !template => {
-                    if enc.liveness {
+                    if enc.liveness && enc.horizon.is_none() {
                         enc.horizon = Some(enc.time_var("horizon".into()));
                     }
                     enc.relaxed(mm.clone(), &budget)?

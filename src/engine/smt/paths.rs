@@ -355,10 +355,16 @@ impl<'p> Encoding<'p> {
             for &t in &threads {
                 match &live[t as usize] {
                     Some(l) => {
-                        let on = match opt {
+                        let mut on = match opt {
                             Some(p) => and(&[&l.on, p]),
                             None => l.on.clone(),
                         };
+                        // Liveness under Symb: a participant entered the block before the
+                        // horizon (after it, nobody enters: `engine::classes_covered`).
+                        if let (true, Some(h)) = (self.limit_members, &self.horizon) {
+                            let label = &self.ts[t as usize][b as usize][0];
+                            on = and(&[&on, &label.lt(h)]);
+                        }
                         if lazy && !is_false(&on) {
                             let ev = &self.ts[t as usize][b as usize][pos as usize];
                             let reads = prog.blocks[b as usize].instrs[pos as usize - 1].op.reads();
