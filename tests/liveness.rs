@@ -1945,7 +1945,7 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
-            text.contains("Flag hang: a run past the loop bound never finishes (progress fair"),
+            text.contains("Flag hang: a run never finishes (progress fair"),
             "{engine}: {text}"
         );
         assert!(
@@ -1991,6 +1991,17 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
         "{text}"
     );
     assert!(!text.contains("Flag hang"), "{text}");
+    // Under Symb with a subgroup op, which the explorer does not run, Z3 answers.
+    let out = Command::cargo_bin("tangle")
+        .unwrap()
+        .args(["check", "-m", "Symb", "--format", "json"])
+        .arg(dir.join("symb_guesses.litmus"))
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let symb = &doc["results"][0];
+    assert_eq!(symb["hang"]["verdict"], "violated", "{symb}");
+    assert_eq!(symb["hang"]["engine"], "smt", "{symb}");
 }
 
 /// A barrier divergence stops one workgroup: its threads are blocked, while another
@@ -2016,4 +2027,43 @@ fn a_divergent_barrier_holds_only_its_workgroup() {
         "{text}"
     );
     assert!(text.contains("barrier divergence"), "{text}");
+    // Workgroup 1 standing together at one barrier is not stopped: it passes.
+    let src = "test div3\nthreads 4\nworkgroup 2\nsubgroup 1\nglobal y\n\nkernel {\n  if (tid == 0) {\n    barrier();\n  }\n  if (tid >= 2) {\n    barrier();\n  }\n  y = 1;\n}\n\nexists (y == 1)\n";
+    let test = tangle::syntax::parse("div3.litmus", src.as_bytes()).unwrap();
+    let r = liveness(&test, &m, &Progress::parse("fair").unwrap(), &opts()).unwrap();
+    let roles: Vec<&str> = r.threads.iter().map(|t| t.role).collect();
+    assert_eq!(
+        roles,
+        ["blocked", "terminated", "free", "free"],
+        "{:?}",
+        r.threads
+    );
+}
+
+/// Z3's liveness under Symb (docs/progress.md, "Symb"): values judged over the lanes that
+/// entered an op's block before the horizon find the hang in `symb_guesses` (the file's
+/// `expect-liveness` lines, checked by the suite test); the bound check takes any value, so a
+/// run justified by a lane that joins past the bound (`symb_joins_late`) is never called
+/// live; an op inside a loop is refused, saying why without sending the user to the explorer.
+#[test]
+fn symb_liveness_is_never_live_on_what_the_bound_hides() {
+    let symb = Model::by_name("Symb").unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    let late = test_file("symb_joins_late.litmus");
+    for unroll in [8, 12] {
+        let r = liveness(&late, &symb, &fair, &smt().with_unroll(unroll)).unwrap();
+        assert_ne!(r.verdict, LiveVerdict::Live, "--unroll {unroll}");
+    }
+    let src = "test l\nthreads 2\nglobal x\nkernel {\n  i = 0;\n  while (i < 2) {\n    s = subgroupAdd(1);\n    i = i + 1;\n  }\n}\nexists (x == 0)\n";
+    let test = tangle::syntax::parse("l.litmus", src.as_bytes()).unwrap();
+    let r = liveness(&test, &symb, &fair, &smt()).unwrap();
+    let LiveVerdict::Unknown(why) = &r.verdict else {
+        panic!("{:?}", r.verdict)
+    };
+    assert!(
+        why.contains("symbolic sgop steps outside loops only"),
+        "{why}"
+    );
+    assert!(why.contains("line 7 is in a loop"), "{why}");
+    assert!(!why.contains("use --engine explore"), "{why}");
 }

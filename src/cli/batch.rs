@@ -165,16 +165,9 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
         });
         match answered {
             Ok(mut out) => {
-                // Runs the loop bound cut: do some never finish? (in the order `out` has:
-                // memory models outermost)
-                let pairs = memories
-                    .iter()
-                    .flat_map(|mm| models.iter().map(move |m| (m, mm)));
-                for (a, (m, mm)) in out.iter_mut().zip(pairs) {
-                    bar.set_message(format!("{}: hangs under {}", t.name, a.model));
-                    opts.memory = mm.clone();
-                    query::liveness::hang_past_the_bound(t, m, a, &opts);
-                }
+                // Runs the loop bound cut: do some never finish?
+                bar.set_message(format!("{}: hangs", t.name));
+                query::liveness::hangs_past_the_bound(t, &models, &memories, &mut out, &opts);
                 analyses.extend(out)
             }
             Err(query::QueryError::Exhausted(e)) => {

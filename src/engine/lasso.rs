@@ -78,9 +78,16 @@ pub fn analyse(ex: &Exploration, prog: &Program, progress: &Progress) -> Finding
                 })
             })
         };
+        // Diverged, as the explorer's `barrier_divergence` says: every thread terminated or
+        // at a workgroup barrier, and not all at one (a workgroup all at one barrier passes).
         let stopped = |u: u32| {
-            (layout.workgroup_threads(layout.workgroup_of(u)))
-                .all(|v| t[v as usize].0 || at_barrier(v))
+            let wg = layout.workgroup_threads(layout.workgroup_of(u));
+            let waiting: Vec<_> = wg.clone().filter(|&v| !t[v as usize].0).collect();
+            wg.clone().all(|v| t[v as usize].0 || at_barrier(v))
+                && (waiting.len() < wg.len()
+                    || waiting
+                        .iter()
+                        .any(|&v| ex.position(s, v) != ex.position(s, waiting[0])))
         };
         let (blocked, free) = if ex.stuck == Some(s) {
             (running, Vec::new())

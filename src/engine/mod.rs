@@ -18,8 +18,8 @@ pub const MAX_SPIN_PERIOD: u32 = 8;
 /// whose steps run alone: a spinning thread then never waits, and threads waiting after its
 /// loop see it undecided whatever iteration it is in. Under SSO that means no subgroup op or
 /// barrier inside a loop; under CM, SM and SCF every loop step waits for the subgroup, unless
-/// subgroups have one lane; Lazy, Spec and Symb subgroup ops are not covered (a program
-/// without subgroup ops is covered under them as under SSO).
+/// subgroups have one lane; Lazy and Spec subgroup ops, and Symb's inside loops, are not
+/// covered ([`classes_covered`]).
 pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
     let lay = prog.layout;
     let lanes = lay.subgroup.min(lay.workgroup) > 1;
@@ -74,7 +74,8 @@ pub fn classes_covered(prog: &Program, m: &Model) -> Result<(), String> {
                 .find(|i| i.op.kind() == k);
             if let Some(i) = in_loop {
                 return Err(format!(
-                    "the spin-loop reduction covers symbolic {} steps outside loops only, and                      the one at line {} is in a loop (under {})",
+                    "the spin-loop reduction covers symbolic {} steps outside loops only, and the one at \
+                     line {} is in a loop (under {}; the explorer does not run them)",
                     k.name(),
                     i.span.line,
                     m.name

@@ -92,6 +92,10 @@ pub struct Cfg {
 }
 
 impl Cfg {
+    /// Does some block hold an instruction of kind `k` (reachable or not)?
+    pub fn has_kind(&self, k: crate::vocab::Kind) -> bool {
+        (self.blocks.iter()).any(|b| b.instrs.iter().any(|i| i.op.kind() == k))
+    }
     /// Per global: some instruction stores to it or updates it atomically. A global nobody
     /// writes keeps its initial value, which every analysis may use as a constant.
     pub fn written_globals(&self) -> Vec<bool> {

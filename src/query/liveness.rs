@@ -152,6 +152,27 @@ pub fn default_progress(test: &ast::Test) -> Result<Progress, crate::progress::P
     Progress::parse(test.hints.progress.as_deref().unwrap_or("fair"))
 }
 
+/// [`hang_past_the_bound`] for each of `analyses`, made under `models` x `memories` (an
+/// analysis is matched to its model and memory model by its label).
+pub fn hangs_past_the_bound(
+    test: &ast::Test,
+    models: &[Model],
+    memories: &[Option<std::sync::Arc<crate::memory::MemoryModel>>],
+    analyses: &mut [super::Analysis],
+    opts: &Options,
+) {
+    for a in analyses {
+        let pair = (memories.iter())
+            .flat_map(|mm| models.iter().map(move |m| (m, mm)))
+            .find(|(m, mm)| super::model_label(&m.name, mm.as_deref()) == a.model);
+        if let Some((m, mm)) = pair {
+            let mut opts = opts.clone();
+            opts.memory = mm.clone();
+            hang_past_the_bound(test, m, a, &opts);
+        }
+    }
+}
+
 /// For the safety questions (`check`, `outcomes`, `compare`): when the loop bound cut some of
 /// `a`'s runs, do some never finish? Asks [`liveness`] under the test's progress model (fair
 /// unless its file names one) with the same memory model and a budget of its own (the same
@@ -181,8 +202,9 @@ pub fn hang_past_the_bound(
         }
     };
     // The explorer, unless the model has symbolic subgroup ops it cannot run (then Z3).
-    let symbolic = model.class(crate::vocab::Kind::Sgop) == crate::vocab::Class::Symbolic
-        && test_has_sgop(test);
+    use crate::vocab::{Class, Kind};
+    let symbolic = model.class(Kind::Sgop) == Class::Symbolic
+        && crate::ir::cfg::lower(test).has_kind(Kind::Sgop);
     let engine = if symbolic {
         Engine::Smt
     } else {
@@ -196,6 +218,11 @@ pub fn hang_past_the_bound(
     }
     match answer {
         Ok(r) => match &r.verdict {
+            // A deadlock at a divergent barrier is the undefined behaviour already reported.
+            LiveVerdict::Violated
+                if r.hang == Some(HangKind::Deadlock)
+                    && (a.undefined_behaviour.iter())
+                        .any(|u| u.kind == crate::eval::UbKind::BarrierDivergence) => {}
             LiveVerdict::Violated => a.hang = Some(Box::new(r)),
             LiveVerdict::Live => a.notes.push(format!(
                 "past the loop bound, every run a {} scheduler allows finishes (`tangle liveness`)",
@@ -210,16 +237,6 @@ pub fn hang_past_the_bound(
             "whether runs past the loop bound finish is unknown: {e}"
         )),
     }
-}
-
-/// Does the test call a subgroup op anywhere (so Symb's symbolic class applies)?
-fn test_has_sgop(test: &ast::Test) -> bool {
-    let cfg = crate::ir::cfg::lower(test);
-    (cfg.blocks.iter()).any(|b| {
-        b.instrs
-            .iter()
-            .any(|i| i.op.kind() == crate::vocab::Kind::Sgop)
-    })
 }
 
 /// Does every execution of `test` under `model` terminate, when scheduled as `progress`

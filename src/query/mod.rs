@@ -175,6 +175,7 @@ impl Options {
             time_bits: self.time_bits,
             memory: self.memory.clone(),
             liveness: false,
+            symbolic_free: false,
             start: self.start,
         }
     }

@@ -113,7 +113,7 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
     if let Some(h) = &a.hang {
         let _ = writeln!(
             s,
-            "Flag hang: a run past the loop bound never finishes (progress {}, engine {})",
+            "Flag hang: a run never finishes (progress {}, engine {})",
             h.progress, h.engine
         );
         s.push_str(&hang(h, witness));
@@ -302,27 +302,22 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
         .unwrap_or(4)
         .max(4)
         + 2;
-    // Each column fits its model's name and the usual verdicts ("unknown", "forbid!*").
-    let cw = |m: &String| m.chars().count().max(8) + 1;
-    let mut s = String::new();
-    s.push_str(&pad("Test", w));
-    for m in models {
-        s.push_str(&pad(m, cw(m)));
-    }
-    s.push('\n');
     let mut mismatches = Vec::new();
     let mut unknown = Vec::new();
     let mut undefined = Vec::new();
     let mut hangs = Vec::new();
-    for (t, f) in &tests {
-        s.push_str(&pad(t, w));
-        for m in models {
-            let cell = analyses
+    let rows: Vec<Vec<String>> = tests
+        .iter()
+        .map(|(t, f)| {
+            models
                 .iter()
-                .find(|a| a.test == *t && a.file == *f && &a.model == m);
-            let text = match cell {
-                None => "-".to_string(),
-                Some(a) => {
+                .map(|m| {
+                    let cell = analyses
+                        .iter()
+                        .find(|a| a.test == *t && a.file == *f && &a.model == m);
+                    let Some(a) = cell else {
+                        return "-".to_string();
+                    };
                     let mut c = a.verdict.short().to_string();
                     if with_expect && a.matches_expectation() == Some(false) {
                         c.push('!');
@@ -340,10 +335,28 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
                         hangs.push(a);
                     }
                     c
-                }
-            };
-            // At least one space after the cell: the longest, "forbid!*~", overfills it.
-            s.push_str(&pad(&text, cw(m).max(text.chars().count() + 1)));
+                })
+                .collect()
+        })
+        .collect();
+    // Each column fits its model's name, the usual verdicts ("unknown", "forbid!*") and its
+    // widest cell, and a space.
+    let widths: Vec<usize> = (models.iter().enumerate())
+        .map(|(k, m)| {
+            let widest = rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0);
+            m.chars().count().max(8).max(widest) + 1
+        })
+        .collect();
+    let mut s = String::new();
+    s.push_str(&pad("Test", w));
+    for (m, &cw) in models.iter().zip(&widths) {
+        s.push_str(&pad(m, cw));
+    }
+    s.push('\n');
+    for ((t, _), row) in tests.iter().zip(&rows) {
+        s.push_str(&pad(t, w));
+        for (text, &cw) in row.iter().zip(&widths) {
+            s.push_str(&pad(text, cw));
         }
         s.push('\n');
     }

@@ -71,6 +71,9 @@ pub struct SmtOptions {
     /// Keep what the liveness question needs ([`liveness`]): the registers at every loop
     /// header and the event of each undefined behaviour.
     pub liveness: bool,
+    /// Liveness under Symb: symbolic subgroup ops return any value (the bound check, which
+    /// must not miss a run whose op values only participants past the bound justify).
+    pub symbolic_free: bool,
     /// When the analysis began (unrolling included); `None`: when the encoding starts.
     pub start: Option<std::time::Instant>,
 }
@@ -84,6 +87,7 @@ impl Default for SmtOptions {
             time_bits: 0,
             memory: None,
             liveness: false,
+            symbolic_free: false,
             start: None,
         }
     }
@@ -259,6 +263,9 @@ pub struct Encoding<'p> {
     /// over the threads that ever enter its block, which in a run that stays forever at the
     /// horizon are those that entered before it (docs/progress.md, "Symb").
     limit_members: bool,
+    /// Liveness's bound check under Symb ([`SmtOptions::symbolic_free`]): symbolic ops'
+    /// values are free.
+    free_symbolic: bool,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
     /// Liveness: the quorum barriers, each of which may never open ([`timing::Quorum`]).
     quorums: Vec<timing::Quorum>,
@@ -363,6 +370,12 @@ impl<'p> Encoding<'p> {
             })
             .collect();
         let read_only = prog.cfg.written_globals().iter().map(|w| !w).collect();
+        // Liveness under Symb: how symbolic ops' values are judged (the horizon's participants,
+        // or any value in the bound check).
+        let symbolic = models
+            .iter()
+            .all(|m| m.class(Kind::Sgop) == Class::Symbolic)
+            && prog.has_kind(Kind::Sgop);
         let mut enc = Encoding {
             prog,
             solver,
@@ -401,11 +414,8 @@ impl<'p> Encoding<'p> {
             liveness: opts.liveness,
             header_regs: HashMap::new(),
             horizon: None,
-            limit_members: opts.liveness
-                && models
-                    .iter()
-                    .all(|m| m.class(Kind::Sgop) == Class::Symbolic)
-                && prog.has_kind(Kind::Sgop),
+            limit_members: opts.liveness && !opts.symbolic_free && symbolic,
+            free_symbolic: opts.liveness && opts.symbolic_free && symbolic,
             ub_at: HashMap::new(),
             quorums: Vec::new(),
             dead: Vec::new(),

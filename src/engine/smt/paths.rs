@@ -414,7 +414,11 @@ impl<'p> Encoding<'p> {
                 };
                 let v = eval::sgop_result(&mut d, *op, &inp, t - base);
                 self.ub_at_event(before, t, b, pos);
-                let res = if !self.present.is_empty() {
+                let res = if self.free_symbolic {
+                    // Liveness's bound check under Symb: any value (a lane may join the op
+                    // only past the bound, justifying a value no bounded run shows).
+                    BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32)
+                } else if !self.present.is_empty() {
                     // Template mode: defined everywhere, so it is a function of the choices.
                     let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);
                     self.define(&res, &v);
