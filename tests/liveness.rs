@@ -2067,3 +2067,40 @@ fn symb_liveness_is_never_live_on_what_the_bound_hides() {
     assert!(why.contains("line 7 is in a loop"), "{why}");
     assert!(!why.contains("use --engine explore"), "{why}");
 }
+
+/// `tangle liveness` without `--engine` asks the explorer, and Z3 where the explorer cannot
+/// answer: Symb on a test with subgroup ops. `--engine explore` keeps the explorer (which
+/// says why it cannot).
+#[test]
+fn liveness_picks_z3_for_symb_when_no_engine_is_named() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness/symb_guesses.litmus");
+    let run = |extra: &[&str]| {
+        let out = Command::cargo_bin("tangle")
+            .unwrap()
+            .args(["liveness", "-m", "Symb", "-m", "SSO"])
+            .args(extra)
+            .arg(&file)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, text) = run(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("(model Symb, progress fair, engine smt): violated"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(model SSO, progress fair, engine explore): violated"),
+        "{text}"
+    );
+    let (code, text) = run(&["--engine", "explore"]);
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.contains("(model Symb, progress fair, engine explore): unknown"),
+        "{text}"
+    );
+}

@@ -359,8 +359,10 @@ pub struct LivenessArgs {
     /// The engine: explore (the state graph's cycles; under a memory model, spinning threads
     /// of the runs it explores) or smt (the spin-loop reduction, for loops whose steps run
     /// alone; under a memory model with windows of writes too; see docs/progress.md).
-    #[arg(long, value_enum, default_value_t = EngineArg::Explore)]
-    pub engine: EngineArg,
+    /// Default: explore, or smt under Symb for a test with subgroup ops (which the explorer
+    /// does not run)
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
     #[command(flatten)]
     pub budget: BudgetArgs,
     #[command(flatten)]

@@ -458,7 +458,6 @@ pub fn liveness(a: &LivenessArgs) -> Status {
     };
     let opts = Options::default()
         .with_unroll(a.unroll.unroll)
-        .with_engine(a.engine.engine())
         .with_max_states(a.states.max_states);
     let opts = a.budget.apply(opts);
     let table = match &a.expected {
@@ -507,6 +506,10 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         {
             let mut opts = opts.clone();
             opts.memory = mm.clone();
+            opts.engine = match a.engine {
+                Some(e) => e.engine(),
+                None => query::liveness::engine_for(t, m),
+            };
             for p in &progresses {
                 match query::liveness::liveness(t, m, p, &opts) {
                     Ok(mut r) => {

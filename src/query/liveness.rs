@@ -152,6 +152,20 @@ pub fn default_progress(test: &ast::Test) -> Result<Progress, crate::progress::P
     Progress::parse(test.hints.progress.as_deref().unwrap_or("fair"))
 }
 
+/// The engine that answers liveness when none is asked for: the explorer, unless the model
+/// gives the test's subgroup ops the symbolic class, which the explorer does not run (then
+/// Z3).
+pub fn engine_for(test: &ast::Test, model: &Model) -> Engine {
+    use crate::vocab::{Class, Kind};
+    let symbolic = model.class(Kind::Sgop) == Class::Symbolic
+        && crate::ir::cfg::lower(test).has_kind(Kind::Sgop);
+    if symbolic {
+        Engine::Smt
+    } else {
+        Engine::Explore
+    }
+}
+
 /// [`hang_past_the_bound`] for each of `analyses`, made under `models` x `memories` (an
 /// analysis is matched to its model and memory model by its label).
 pub fn hangs_past_the_bound(
@@ -201,16 +215,7 @@ pub fn hang_past_the_bound(
             return;
         }
     };
-    // The explorer, unless the model has symbolic subgroup ops it cannot run (then Z3).
-    use crate::vocab::{Class, Kind};
-    let symbolic = model.class(Kind::Sgop) == Class::Symbolic
-        && crate::ir::cfg::lower(test).has_kind(Kind::Sgop);
-    let engine = if symbolic {
-        Engine::Smt
-    } else {
-        Engine::Explore
-    };
-    let mut opts = opts.clone().with_engine(engine);
+    let mut opts = opts.clone().with_engine(engine_for(test, model));
     opts.start = None;
     let answer = liveness(test, model, &progress, &opts);
     if let Ok(r) = &answer {
