@@ -1904,6 +1904,16 @@ fn both_engines_under_vulkan_fair(
     }
 }
 
+/// `tangle ARGS FILE`'s output.
+fn run_tangle(args: &[&str], file: impl AsRef<std::ffi::OsStr>) -> std::process::Output {
+    Command::cargo_bin("tangle")
+        .unwrap()
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// `check` reports a run past the loop bound that never finishes (issue 18, item 4): the
 /// verdict is marked `~` and the hang listed under the table with each thread's role, the
 /// detail shows what each thread waits for and the lasso, JSON carries the liveness answer;
@@ -1914,12 +1924,10 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness");
     let file = dir.join("spin_after_branch.litmus");
     for engine in ["smt", "explore"] {
-        let out = Command::cargo_bin("tangle")
-            .unwrap()
-            .args(["check", "-m", "CM", "-m", "SSO", "--engine", engine])
-            .arg(&file)
-            .output()
-            .unwrap();
+        let out = run_tangle(
+            &["check", "-m", "CM", "-m", "SSO", "--engine", engine],
+            &file,
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{engine}: {text}");
         let row = text
@@ -1937,12 +1945,10 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
             "{engine}: {text}"
         );
 
-        let out = Command::cargo_bin("tangle")
-            .unwrap()
-            .args(["check", "-m", "CM", "--witness", "--engine", engine])
-            .arg(&file)
-            .output()
-            .unwrap();
+        let out = run_tangle(
+            &["check", "-m", "CM", "--witness", "--engine", engine],
+            &file,
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             text.contains("Flag hang: a run never finishes (progress fair"),
@@ -1954,14 +1960,12 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
         );
         assert!(text.contains("Repeated forever:"), "{engine}: {text}");
 
-        let out = Command::cargo_bin("tangle")
-            .unwrap()
-            .args([
+        let out = run_tangle(
+            &[
                 "check", "-m", "CM", "-m", "SSO", "--format", "json", "--engine", engine,
-            ])
-            .arg(&file)
-            .output()
-            .unwrap();
+            ],
+            &file,
+        );
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let results = doc["results"].as_array().unwrap();
         let cm = results.iter().find(|r| r["model"] == "CM").unwrap();
@@ -1979,12 +1983,10 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
         );
     }
     // A counter that outgrows the bound: neither a hang nor a proof; the note says why.
-    let out = Command::cargo_bin("tangle")
-        .unwrap()
-        .args(["check", "-m", "SSO", "--witness", "--engine", "explore"])
-        .arg(dir.join("counter_past_bound.litmus"))
-        .output()
-        .unwrap();
+    let out = run_tangle(
+        &["check", "-m", "SSO", "--witness", "--engine", "explore"],
+        dir.join("counter_past_bound.litmus"),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("whether runs past the loop bound finish under a fair scheduler is unknown"),
@@ -1992,12 +1994,10 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
     );
     assert!(!text.contains("Flag hang"), "{text}");
     // Under Symb with a subgroup op, which the explorer does not run, Z3 answers.
-    let out = Command::cargo_bin("tangle")
-        .unwrap()
-        .args(["check", "-m", "Symb", "--format", "json"])
-        .arg(dir.join("symb_guesses.litmus"))
-        .output()
-        .unwrap();
+    let out = run_tangle(
+        &["check", "-m", "Symb", "--format", "json"],
+        dir.join("symb_guesses.litmus"),
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let symb = &doc["results"][0];
     assert_eq!(symb["hang"]["verdict"], "violated", "{symb}");

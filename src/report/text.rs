@@ -428,13 +428,12 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             kinds.join("; ")
         );
     }
-    if undefined.len() > MAX_UB_LINES {
-        let _ = writeln!(
-            s,
-            "* and {} more verdicts with undefined behaviour (--format json lists them)",
-            undefined.len() - MAX_UB_LINES
-        );
-    }
+    more(
+        &mut s,
+        '*',
+        undefined.len(),
+        "verdicts with undefined behaviour",
+    );
     // A run the loop bound cut that never finishes: the verdict is about the runs that do.
     for a in hangs.iter().take(MAX_UB_LINES) {
         let Some(h) = &a.hang else { continue };
@@ -461,18 +460,28 @@ pub fn table(analyses: &[Analysis], models: &[String], with_expect: bool) -> Str
             who.join(", ")
         );
     }
-    if hangs.len() > MAX_UB_LINES {
-        let _ = writeln!(
-            s,
-            "~ and {} more verdicts with runs that never finish (--format json lists them)",
-            hangs.len() - MAX_UB_LINES
-        );
-    }
+    more(
+        &mut s,
+        '~',
+        hangs.len(),
+        "verdicts with runs that never finish",
+    );
     s
 }
 
-/// Verdicts with undefined behaviour listed under the table, at most.
+/// Verdicts with undefined behaviour (or with hangs) listed under the table, at most.
 const MAX_UB_LINES: usize = 20;
+
+/// The line counting what a list under the table left out, when it left something out.
+fn more(s: &mut String, mark: char, listed: usize, what: &str) {
+    if listed > MAX_UB_LINES {
+        let _ = writeln!(
+            s,
+            "{mark} and {} more {what} (--format json lists them)",
+            listed - MAX_UB_LINES
+        );
+    }
+}
 
 /// For `compare`: which tests tell each pair of models apart.
 pub fn distinctions(analyses: &[Analysis], models: &[String]) -> String {
