@@ -82,8 +82,9 @@ pub const KNOWN_TAGS: &[&str] = &[
 /// The relations [`sinst`] decides: between quorum barriers they hold only from one that
 /// passed in the opening step (`EventInfo::released`; the symbolic engine adds that
 /// condition to the pair's, for these only), and between fences with run-time ids only
-/// when the ids are equal (`EventInfo::id`).
-pub const MEETINGS: &[&str] = &["sinst", "scbarinst", "syncbar"];
+/// when the ids are equal (`EventInfo::id`). `sinst_static` is one of them: instances named
+/// by a tag or a quorum meet by name there as in `sinst`.
+pub const MEETINGS: &[&str] = &["sinst", "sinst_static", "scbarinst", "syncbar"];
 
 /// The relations that follow from the events' descriptions alone.
 pub const FIXED_RELATIONS: &[&str] = &[
@@ -140,6 +141,24 @@ pub fn is_fence(prog: &Program, e: &EventInfo) -> bool {
     e.kind == EventKind::Fence || (is_cbar(prog, e) && (has(prog, e, "ACQ") || has(prog, e, "REL")))
 }
 
+/// The tags of an instruction a model may name, in order, without half prefixes or the
+/// reader's own marks (`#...`, `@...`, `ssw:...`).
+pub fn shown_tags(i: &Instr) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for t in i.tags.iter().filter(|t| is_model_tag(t)) {
+        if !out.contains(&t.as_str()) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Is `t` a tag a model names (not a reader's own mark)?
+fn is_model_tag(t: &str) -> bool {
+    let t = tag_name(t);
+    !t.starts_with('#') && !t.starts_with('@') && !t.starts_with("ssw:")
+}
+
 /// Every base set, as a membership vector over `evs`: `R W M IW F CBAR SGOP RMW`, every tag
 /// an instruction carries, the known tags (empty when absent) and `ATOM` (= `A`).
 pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
@@ -156,13 +175,13 @@ pub fn sets(prog: &Program, evs: &[EventInfo]) -> BTreeMap<String, Vec<bool>> {
     let mut tags: Vec<&str> = evs
         .iter()
         .filter_map(|e| instr(prog, e))
-        .flat_map(|i| i.tags.iter().map(|t| tag_name(t)))
-        .filter(|t| {
-            !t.starts_with('#')
-                && !t.starts_with('@')
-                && !t.starts_with("ssw:")
-                && !matches!(*t, "CBAR" | "F")
+        .flat_map(|i| {
+            i.tags
+                .iter()
+                .filter(|t| is_model_tag(t))
+                .map(|t| tag_name(t))
         })
+        .filter(|t| !matches!(*t, "CBAR" | "F"))
         .collect();
     tags.sort_unstable();
     tags.dedup();

@@ -1234,6 +1234,11 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
             out.co_at.push((place(a), place(b)));
         }
     }
+    for e in ev.iter().filter(|e| e.cell.is_none() && e.thread.is_some()) {
+        let info = e.info();
+        out.others.push(super::describe_other(prog, &info));
+        out.others_at.push(super::place_other(&info));
+    }
     out
 }
 

@@ -33,6 +33,14 @@ pub struct Execution {
     /// The same for `co`.
     #[serde(skip)]
     pub co_at: Vec<(Place, Place)>,
+    /// The events that neither read nor write (fences, control barriers, subgroup
+    /// operations), in words (`T0 line 5: fence ACQ_REL WG`): a forbidden condition's
+    /// picture needs them, since an axiom may turn on a fence between two accesses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<String>,
+    /// Their places, event for event.
+    #[serde(skip)]
+    pub others_at: Vec<Place>,
 }
 
 /// Where an event happened, for pictures: its location, and its thread, block of the
@@ -92,6 +100,38 @@ pub fn describe_event(
             format!("T{t} line {line}: {rw} {name} = {value}")
         }
         _ => format!("initial {name} = {value}"),
+    }
+}
+
+/// An event that neither reads nor writes, in words: `T0 line 5: fence ACQ_REL WG`, with
+/// the tags its instruction carries (those a model may name).
+pub fn describe_other(prog: &crate::ir::Program, e: &base::EventInfo) -> String {
+    let what = match e.kind {
+        base::EventKind::Fence => "fence",
+        base::EventKind::Barrier => "barrier",
+        base::EventKind::SgOp => "subgroup op",
+        base::EventKind::Access => "access",
+    };
+    match (e.thread, e.at) {
+        (Some(t), Some((b, i))) => {
+            let instr = &prog.blocks[b as usize].instrs[i as usize];
+            let tags = base::shown_tags(instr);
+            let sep = if tags.is_empty() { "" } else { " " };
+            format!(
+                "T{t} line {}: {what}{sep}{}",
+                instr.span.line,
+                tags.join(" ")
+            )
+        }
+        _ => what.to_string(),
+    }
+}
+
+/// The place of an event that neither reads nor writes.
+pub fn place_other(e: &base::EventInfo) -> Place {
+    Place {
+        cell: String::new(),
+        at: (|| Some((e.thread?, e.at?.0, e.at?.1)))(),
     }
 }
 

@@ -228,20 +228,25 @@ fn relaxed_edges(
 
 /// A forbidden condition under a relaxed memory model, as a picture: the execution that
 /// only the first axiom the report names rules out (it reaches the condition and satisfies
-/// every other axiom), its events with program order, reads-from and coherence.
+/// every other axiom), its events (fences, barriers and subgroup operations too) with
+/// program order, reads-from and coherence.
 fn near_miss(a: &Analysis) -> Option<String> {
     let report = a.memory.as_ref()?;
     let (axiom, e) = report.forbidden_by.first()?;
     let mut g: DiGraph<Node, Edge> = DiGraph::new();
     let mut inits = BTreeMap::new();
     let mut events: BTreeMap<(u32, crate::ir::BlockId, u32), NodeIndex> = BTreeMap::new();
-    for (_, (a, pa), (b, pb)) in e.pairs() {
-        for (text, p) in [(a, pa), (b, pb)] {
-            if let Some(k) = p.at {
-                events
-                    .entry(k)
-                    .or_insert_with(|| g.add_node(Node::Step(text.to_string())));
-            }
+    let others = e
+        .others
+        .iter()
+        .zip(&e.others_at)
+        .map(|(t, p)| (t.as_str(), p));
+    let ends = e.pairs().flat_map(|(_, a, b)| [a, b]);
+    for (text, p) in ends.chain(others) {
+        if let Some(k) = p.at {
+            events
+                .entry(k)
+                .or_insert_with(|| g.add_node(Node::Step(text.to_string())));
         }
     }
     // Program order: a thread's events in the order of the unrolled program's blocks and

@@ -223,6 +223,9 @@ fn memory(a: &Analysis, witness: bool) -> String {
         for (x, y) in &e.co {
             let _ = writeln!(s, "  co {x} -> {y}");
         }
+        for x in &e.others {
+            let _ = writeln!(s, "  {x}");
+        }
     };
     if let (true, Some(e)) = (witness, &m.execution) {
         let _ = writeln!(s, "Witness execution (reads-from, coherence):");

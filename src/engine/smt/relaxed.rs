@@ -1344,6 +1344,17 @@ impl<'p> Encoding<'p> {
                 }
             }
         }
+        for e in r
+            .evs
+            .iter()
+            .filter(|e| e.global.is_none() && e.info.thread.is_some())
+        {
+            if yes(&e.guard) {
+                out.others
+                    .push(crate::memory::describe_other(self.prog, &e.info));
+                out.others_at.push(crate::memory::place_other(&e.info));
+            }
+        }
         Some(out)
     }
 
