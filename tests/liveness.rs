@@ -2004,6 +2004,106 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
     assert_eq!(symb["hang"]["engine"], "smt", "{symb}");
 }
 
+/// `check`'s hang question runs under the file's own progress model (`#pragma
+/// scheduler(HSA)` in the TLA+ artifact's dialect), and so do `outcomes` and `compare`, with
+/// the hang in each: the oldest workgroup spins on a flag only the younger one sets, which
+/// HSA never has to run. Without the pragma (fair scheduling) the run finishes, and no
+/// verdict is marked. `--format dot` draws the lasso: the steps repeated forever.
+#[test]
+fn the_hang_question_follows_the_files_progress_model_in_every_report() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/liveness/hsa_first_waits.comp");
+    let hang = "a run never finishes (a loop forever, progress hsa): T0 spins at line 16, T1 starved at line 20";
+    for engine in ["explore", "smt"] {
+        let out = run_tangle(
+            &["check", "-m", "SSO", "-m", "CM", "--engine", engine],
+            &file,
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{engine}: {text}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("hsa_first_waits"))
+            .unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[1..], ["forbid~", "forbid~"], "{engine}: {text}");
+        for m in ["SSO", "CM"] {
+            assert!(
+                text.contains(&format!("~ hsa_first_waits under {m}: {hang}")),
+                "{engine}: {text}"
+            );
+        }
+        let out = run_tangle(&["outcomes", "-m", "SSO", "--engine", engine], &file);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Flag hang: a run never finishes (progress hsa"),
+            "{engine}: {text}"
+        );
+        let out = run_tangle(
+            &["compare", "-m", "SSO", "-m", "CM", "--engine", engine],
+            &file,
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("~ hsa_first_waits under CM: {hang}")),
+            "{engine}: {text}"
+        );
+        let out = run_tangle(
+            &["check", "-m", "SSO", "--format", "dot", "--engine", engine],
+            &file,
+        );
+        let dot = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            dot.contains("hsa_first_waits under SSO, progress hsa: steps ")
+                && dot.contains(" repeat forever"),
+            "{engine}: {dot}"
+        );
+        assert!(dot.contains("(reads 0)"), "{engine}: {dot}");
+    }
+    // The same kernel without the pragma: fair scheduling runs the younger workgroup.
+    let dir = tempfile::tempdir().unwrap();
+    let fair = dir.path().join("fair_first_waits.comp");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&fair, text.replace("#pragma scheduler(HSA)", "")).unwrap();
+    let out = run_tangle(&["check", "-m", "SSO", "-m", "CM"], &fair);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("fair_first_waits"))
+        .unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[1..], ["forbid", "forbid"], "{text}");
+    assert!(!text.contains("never finishes"), "{text}");
+}
+
+/// The list of hangs under the table stops at twenty and says how many it left out.
+#[test]
+fn a_long_list_of_hangs_says_how_many_it_left_out() {
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness/spin_after_branch.litmus"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for k in 0..22 {
+        let text = src.replacen("test spin_after_branch", &format!("test spin_{k:02}"), 1);
+        std::fs::write(dir.path().join(format!("spin_{k:02}.litmus")), text).unwrap();
+    }
+    let out = run_tangle(&["check", "-m", "CM", "--engine", "explore"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("forbid~").count(), 22, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("~ spin_")).count(),
+        20,
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "~ and 2 more verdicts with runs that never finish (--format json lists them)"
+        ),
+        "{text}"
+    );
+}
+
 /// A barrier divergence stops one workgroup: its threads are blocked, while another
 /// workgroup's threads, which may still move, are `free` (not "blocked at entry", as they were
 /// reported until 2026-11-29: the artifact's `nested_loop.comp`).

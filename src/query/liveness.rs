@@ -86,8 +86,9 @@ pub struct LivenessReport {
     pub threads: Vec<ThreadRole>,
     /// States explored (the explorer; under a memory model, summed over the bounds tried).
     pub states: usize,
-    /// Under a memory model, the loop bound below `--unroll` at which the answer was found
-    /// (both engines deepen the bound, docs/progress.md); `None` at `--unroll` itself.
+    /// The loop bound below `--unroll` at which the answer was found (under a memory model
+    /// both engines deepen the bound, under SC the Z3 engine: docs/progress.md); `None` at
+    /// `--unroll` itself.
     pub bound: Option<u32>,
     pub millis: f64,
 }
@@ -285,7 +286,9 @@ pub fn liveness(
     report.verdict = if let Some(mm) = &opts.memory {
         relaxed(&mut report, test, &prog, model, progress, mm, opts)
     } else if opts.engine == Engine::Smt {
-        smt(&mut report, test, &prog, model, progress, opts)
+        deepening(&mut report, test, &prog, opts, |r, p| {
+            smt(r, test, p, model, progress, opts)
+        })
     } else {
         let eo = ExploreOptions {
             max_states: opts.max_states,
@@ -344,14 +347,47 @@ fn relaxed(
         liveness: true,
         shortcuts: true,
     };
-    // Deepening: runs of exchange loops (read-modify-writes in a loop) multiply with the loop
-    // bound, so smaller bounds are tried first, by both engines (for Z3 the unrolled events
-    // multiply). Either answer at a smaller bound is the answer at every larger one: a hang's
-    // stop is a real run, whatever cuts the others; and `live` there means no consistent run
-    // even reached the bound (the explorer), or every run reaching it had a window that
-    // changed nothing (Z3), which the argument for `live` needs at any bound.
-    // Out of time: a larger bound would only say so again, later.
-    let spent = || eo.budget.remaining().is_some_and(|d| d.is_zero());
+    deepening(report, test, prog, opts, |report, p| {
+        if opts.engine == Engine::Smt {
+            return smt(report, test, p, model, progress, opts);
+        }
+        match explore::explore(p, model, &eo) {
+            Err(e) => LiveVerdict::Unknown(e.to_string()),
+            Ok(ex) => {
+                // The work of every bound tried.
+                report.states += ex.states;
+                match lasso::analyse_relaxed(&ex, p, progress, &eo.budget) {
+                    Finding::Hang(h) => {
+                        describe_relaxed(report, test, p, &ex, &h);
+                        LiveVerdict::Violated
+                    }
+                    Finding::Live => LiveVerdict::Live,
+                    Finding::Unknown(why) => LiveVerdict::Unknown(why),
+                }
+            }
+        }
+    })
+}
+
+/// Asks `at` at loop bounds from [`DEEPENING_FROM`] up to `--unroll` (`prog` is the program
+/// at `--unroll`), and gives the first answer that is not `unknown`.
+///
+/// Runs of exchange loops (read-modify-writes in a loop) multiply with the loop bound, and
+/// Z3's unrolled events grow faster than it, so smaller bounds are tried first. Either answer
+/// at a smaller bound is the answer at every larger one: a hang's stop is a real run,
+/// whatever cuts the others; and `live` there means no consistent run even reached the bound
+/// (the explorer under a memory model), or every run reaching it had a window that changed
+/// nothing (Z3), which the argument for `live` needs at any bound. Out of time, a larger
+/// bound would only say so again, later.
+fn deepening(
+    report: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    opts: &Options,
+    mut at: impl FnMut(&mut LivenessReport, &crate::ir::Program) -> LiveVerdict,
+) -> LiveVerdict {
+    let budget = opts.budget();
+    let spent = || budget.remaining().is_some_and(|d| d.is_zero());
     let mut bound = opts.unroll.min(DEEPENING_FROM);
     loop {
         let smaller;
@@ -374,40 +410,15 @@ fn relaxed(
             }
         };
         report.bound = (bound < opts.unroll).then_some(bound);
-        if opts.engine == Engine::Smt {
-            match smt(report, test, p, model, progress, opts) {
-                LiveVerdict::Unknown(_) if bound < opts.unroll && !spent() => {
-                    bound = deeper(bound, opts.unroll);
-                    continue;
-                }
-                LiveVerdict::Unknown(why) => {
-                    report.bound = None;
-                    return LiveVerdict::Unknown(cut_short(bound, opts.unroll, why));
-                }
-                v => return v,
+        match at(report, p) {
+            LiveVerdict::Unknown(_) if bound < opts.unroll && !spent() => {
+                bound = deeper(bound, opts.unroll);
             }
-        }
-        let finding = match explore::explore(p, model, &eo) {
-            Err(e) => Finding::Unknown(e.to_string()),
-            Ok(ex) => {
-                // The work of every bound tried.
-                report.states += ex.states;
-                match lasso::analyse_relaxed(&ex, p, progress, &eo.budget) {
-                    Finding::Hang(h) => {
-                        describe_relaxed(report, test, p, &ex, &h);
-                        return LiveVerdict::Violated;
-                    }
-                    f => f,
-                }
-            }
-        };
-        match finding {
-            Finding::Live => return LiveVerdict::Live,
-            Finding::Unknown(why) if bound >= opts.unroll || spent() => {
+            LiveVerdict::Unknown(why) => {
                 report.bound = None;
                 return LiveVerdict::Unknown(cut_short(bound, opts.unroll, why));
             }
-            _ => bound = deeper(bound, opts.unroll),
+            v => return v,
         }
     }
 }
