@@ -2106,11 +2106,11 @@ fn a_long_list_of_hangs_says_how_many_it_left_out() {
 
 /// A barrier divergence stops one workgroup: its threads are blocked, while another
 /// workgroup's threads, which may still move, are `free` (not "blocked at entry", as they were
-/// reported until 2026-11-29: the artifact's `nested_loop.comp`).
+/// reported until 2026-11-29: the artifact's `nested_loop.comp`); Z3's witness, the same
+/// deadlock.
 #[test]
 fn a_divergent_barrier_holds_only_its_workgroup() {
-    let src = "test div\nthreads 4\nworkgroup 2\nsubgroup 1\nglobal x\n\nkernel {\n  if (tid == 0) {\n    barrier();\n  }\n  x = 1;\n}\n\nexists (x == 1)\n";
-    let test = tangle::syntax::parse("div.litmus", src.as_bytes()).unwrap();
+    let test = tangle::syntax::parse("div.litmus", DIVERGENT.as_bytes()).unwrap();
     let m = Model::by_name("SSO").unwrap();
     let r = liveness(&test, &m, &Progress::parse("fair").unwrap(), &opts()).unwrap();
     assert_eq!(r.verdict, LiveVerdict::Violated);
@@ -2138,7 +2138,23 @@ fn a_divergent_barrier_holds_only_its_workgroup() {
         "{:?}",
         r.threads
     );
+    // Z3 has no `free` role: its horizon is a state where the other workgroup has moved on
+    // as far as it could (here, terminated); the divergent thread is blocked all the same.
+    let test = tangle::syntax::parse("div.litmus", DIVERGENT.as_bytes()).unwrap();
+    let r = liveness(&test, &m, &Progress::parse("fair").unwrap(), &smt()).unwrap();
+    assert_eq!(r.verdict, LiveVerdict::Violated);
+    assert_eq!(r.hang, Some(HangKind::Deadlock));
+    let roles: Vec<&str> = r.threads.iter().map(|t| t.role).collect();
+    assert_eq!(roles[0], "blocked", "{:?}", r.threads);
+    assert!(
+        roles[1..].iter().all(|&x| x == "terminated"),
+        "{:?}",
+        r.threads
+    );
 }
+
+/// One workgroup diverges at a barrier; the other has none.
+const DIVERGENT: &str = "test div\nthreads 4\nworkgroup 2\nsubgroup 1\nglobal x\n\nkernel {\n  if (tid == 0) {\n    barrier();\n  }\n  x = 1;\n}\n\nexists (x == 1)\n";
 
 /// Z3's liveness under Symb (docs/progress.md, "Symb"): values judged over the lanes that
 /// entered an op's block before the horizon find the hang in `symb_guesses` (the file's
