@@ -566,6 +566,83 @@ fn relaxed_pictures_draw_reads_from_and_coherence() {
     assert_eq!(fenced[0], fenced[1]);
 }
 
+/// The events that neither read nor write (fences, control barriers, subgroup ops) are part
+/// of the executions both engines report: `--witness` lists them under the execution (a
+/// named control barrier is a barrier, a subgroup barrier too, a subgroup op an op), and
+/// JSON carries them as `others`.
+#[test]
+fn executions_list_fences_barriers_and_subgroup_ops() {
+    let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
+    let m = Model::by_name("SSO").unwrap();
+    let sgop = "test sgop_other\nthreads 2\nglobal x[2]\n\nkernel {\n  r = subgroupAdd(1);\n  subgroupBarrier();\n  x[lane] = r;\n}\n\nexists (x[0] == 2 && x[1] == 2)\n";
+    let cases = [
+        (
+            tangle::load(
+                Path::new("litmus/vulkan/cbar-other-wg.litmus"),
+                &Default::default(),
+            )
+            .unwrap(),
+            vec![
+                "T0 line 8: barrier ACQ REL DV SEMSC0 CBAR",
+                "T1 line 7: barrier ACQ REL DV SEMSC0 CBAR",
+            ],
+        ),
+        (
+            tangle::syntax::parse("sgop.litmus", sgop.as_bytes()).unwrap(),
+            vec![
+                "T0 line 6: subgroup op",
+                "T0 line 7: barrier",
+                "T1 line 6: subgroup op",
+                "T1 line 7: barrier",
+            ],
+        ),
+        (
+            tangle::load(
+                Path::new("litmus/vulkan/mp-fences.litmus"),
+                &Default::default(),
+            )
+            .unwrap(),
+            vec![
+                "T0 line 8: fence REL DV SEMSC0",
+                "T1 line 8: fence ACQ DV SEMSC0",
+            ],
+        ),
+    ];
+    for (test, want) in &cases {
+        for engine in [Engine::Explore, Engine::Smt] {
+            let mut opts = Options::default().with_engine(engine);
+            opts.memory = Some(vulkan.clone());
+            let a = query::analyse(test, &m, &opts).unwrap();
+            let mem = a.memory.as_ref().unwrap();
+            let e = mem
+                .execution
+                .as_ref()
+                .or(mem.forbidden_by.first().map(|(_, e)| e));
+            let e = e.unwrap_or_else(|| panic!("{} {engine:?}: no execution", test.name));
+            assert_eq!(&e.others, want, "{} {engine:?}", test.name);
+            let text = tangle::report::text::outcomes(&a, true);
+            for w in want {
+                assert!(
+                    text.contains(&format!("\n  {w}\n")),
+                    "{} {engine:?}:\n{text}",
+                    test.name
+                );
+            }
+            let json = serde_json::to_value(mem).unwrap();
+            let listed = if mem.execution.is_some() {
+                &json["execution"]["others"]
+            } else {
+                &json["forbidden_by"][0][1]["others"]
+            };
+            assert_eq!(
+                listed.as_array().map(|v| v.len()),
+                Some(want.len()),
+                "{json}"
+            );
+        }
+    }
+}
+
 /// In a VULKAN or PTX table every row holds one cell per thread: a witness step shows the
 /// cell of the thread that ran it, not the whole row (which began with thread 0's cell).
 #[test]
@@ -1857,7 +1934,8 @@ fn simt_step_relations_mean_what_the_docs_say() {
 /// name there as in `sinst`: with ids that differ at run time they do not meet, and among
 /// quorum barriers only the opening step's threads meet the others, although the barriers
 /// sit at different instructions of their threads. Both back ends (Z3 adds the run-time
-/// conditions to the pairs; it once left them out of `sinst_static`).
+/// conditions to the pairs; it once left them out of `sinst_static`, and `static-only`
+/// fired). `dynamic-only` checks the other inclusion, `sinst` within `sinst_static`.
 #[test]
 fn static_instances_of_named_and_quorum_barriers_meet_by_name() {
     let probe = Arc::new(cat_model(

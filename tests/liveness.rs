@@ -2076,6 +2076,39 @@ fn the_hang_question_follows_the_files_progress_model_in_every_report() {
     assert!(!text.contains("never finishes"), "{text}");
 }
 
+/// Under SC Z3 deepens the bound where its reduction applies (docs/progress.md): the
+/// four-workgroup handoff of `benches/data/cadp_4wg.litmus` is decided at `--unroll 2`, and
+/// the report says so, with the explorer's answers; at `--unroll 2` itself no smaller bound is
+/// tried; where loop steps wait (CM, two lanes spinning together) Z3 looks for a lasso at the
+/// bound only, and the report names no smaller bound.
+#[test]
+fn z3_deepens_the_bound_under_sc_where_its_reduction_applies() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let test = tangle::load(
+        &root.join("benches/data/cadp_4wg.litmus"),
+        &Default::default(),
+    )
+    .unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    for (p, want) in [
+        ("fair", LiveVerdict::Live),
+        ("hsa", LiveVerdict::Live),
+        ("obe", LiveVerdict::Violated),
+    ] {
+        let pm = Progress::parse(p).unwrap();
+        let z = liveness(&test, &sso, &pm, &smt()).unwrap();
+        assert_eq!((z.verdict.clone(), z.bound), (want.clone(), Some(2)), "{p}");
+        let e = liveness(&test, &sso, &pm, &opts()).unwrap();
+        assert_eq!(e.verdict, want, "{p}: explorer");
+        let at2 = liveness(&test, &sso, &pm, &smt().with_unroll(2)).unwrap();
+        assert_eq!((at2.verdict, at2.bound), (want, None), "{p} at --unroll 2");
+    }
+    let cm = Model::by_name("CM").unwrap();
+    let lockstep = test_file("spin_in_lockstep.litmus");
+    let r = liveness(&lockstep, &cm, &Progress::parse("fair").unwrap(), &smt()).unwrap();
+    assert_eq!((r.verdict, r.bound), (LiveVerdict::Violated, None));
+}
+
 /// The list of hangs under the table stops at twenty and says how many it left out.
 #[test]
 fn a_long_list_of_hangs_says_how_many_it_left_out() {

@@ -145,8 +145,13 @@ pub fn is_fence(prog: &Program, e: &EventInfo) -> bool {
 /// reader's own marks (`#...`, `@...`, `ssw:...`).
 pub fn shown_tags(i: &Instr) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
-    for t in i.tags.iter().filter(|t| is_model_tag(t)) {
-        if !out.contains(&t.as_str()) {
+    for t in i
+        .tags
+        .iter()
+        .filter(|t| is_model_tag(t))
+        .map(|t| tag_name(t))
+    {
+        if !out.contains(&t) {
             out.push(t);
         }
     }

@@ -1235,9 +1235,7 @@ fn execution(prog: &Program, ev: &[Event], rf: &Matrix, chosen: &[&CoOrder]) -> 
         }
     }
     for e in ev.iter().filter(|e| e.cell.is_none() && e.thread.is_some()) {
-        let info = e.info();
-        out.others.push(super::describe_other(prog, &info));
-        out.others_at.push(super::place_other(&info));
+        out.push_other(prog, &e.info());
     }
     out
 }

@@ -65,6 +65,15 @@ pub fn place(
 }
 
 impl Execution {
+    /// Adds an event that neither reads nor writes (both engines list them the same way).
+    pub fn push_other(&mut self, prog: &crate::ir::Program, e: &base::EventInfo) {
+        self.others.push(describe_other(prog, e));
+        self.others_at.push(Place {
+            cell: String::new(),
+            at: (|| Some((e.thread?, e.at?.0, e.at?.1)))(),
+        });
+    }
+
     /// Every pair with its events' places: `true` for reads-from, `false` for coherence.
     pub fn pairs(&self) -> impl Iterator<Item = (bool, (&str, &Place), (&str, &Place))> {
         let rf = self.rf.iter().zip(&self.rf_at).map(|p| (true, p));
@@ -107,6 +116,7 @@ pub fn describe_event(
 /// the tags its instruction carries (those a model may name).
 pub fn describe_other(prog: &crate::ir::Program, e: &base::EventInfo) -> String {
     let what = match e.kind {
+        _ if base::is_cbar(prog, e) => "barrier",
         base::EventKind::Fence => "fence",
         base::EventKind::Barrier => "barrier",
         base::EventKind::SgOp => "subgroup op",
@@ -124,14 +134,6 @@ pub fn describe_other(prog: &crate::ir::Program, e: &base::EventInfo) -> String 
             )
         }
         _ => what.to_string(),
-    }
-}
-
-/// The place of an event that neither reads nor writes.
-pub fn place_other(e: &base::EventInfo) -> Place {
-    Place {
-        cell: String::new(),
-        at: (|| Some((e.thread?, e.at?.0, e.at?.1)))(),
     }
 }
 

@@ -286,9 +286,14 @@ pub fn liveness(
     report.verdict = if let Some(mm) = &opts.memory {
         relaxed(&mut report, test, &prog, model, progress, mm, opts)
     } else if opts.engine == Engine::Smt {
-        deepening(&mut report, test, &prog, opts, |r, p| {
-            smt(r, test, p, model, progress, opts)
-        })
+        // Only the reduction deepens: where loop steps wait, Z3 looks for a lasso (which can
+        // never say `live`) or refuses, and neither changes with the bound.
+        match crate::engine::loops_run_alone(&prog, model) {
+            Ok(()) => deepening(&mut report, test, &prog, opts, |r, p| {
+                smt(r, test, p, model, progress, opts)
+            }),
+            Err(_) => smt(&mut report, test, &prog, model, progress, opts),
+        }
     } else {
         let eo = ExploreOptions {
             max_states: opts.max_states,
@@ -431,7 +436,7 @@ fn cut_short(bound: u32, unroll: u32, why: String) -> String {
     format!("the time ran out at --unroll {bound} of {unroll} (bounds deepen from {DEEPENING_FROM}): {why}")
 }
 
-/// The first loop bound tried under a memory model. Small bounds cost little, and a run that
+/// The first loop bound [`deepening`] tries. Small bounds cost little, and a run that
 /// ends within them is judged whole, where at a larger bound the same test may have too many
 /// candidates for the cut's judgement: Dartagnan's CADP `70_simple` is `live` at 3 and
 /// `unknown` at 4 and 5 (docs/progress.md).

@@ -210,7 +210,8 @@ fn allow_word(b: bool) -> &'static str {
 }
 
 /// Under a relaxed memory model: why the condition is forbidden (the axioms, named as the cat
-/// file names them), and with `witness` the executions' reads-from and coherence.
+/// file names them), and with `witness` the executions' reads-from and coherence, and their
+/// fences, barriers and subgroup ops.
 fn memory(a: &Analysis, witness: bool) -> String {
     let mut s = String::new();
     let Some(m) = &a.memory else {
@@ -228,7 +229,10 @@ fn memory(a: &Analysis, witness: bool) -> String {
         }
     };
     if let (true, Some(e)) = (witness, &m.execution) {
-        let _ = writeln!(s, "Witness execution (reads-from, coherence):");
+        let _ = writeln!(
+            s,
+            "Witness execution (reads-from, coherence, other events):"
+        );
         execution(&mut s, e);
     }
     for (axiom, e) in &m.forbidden_by {

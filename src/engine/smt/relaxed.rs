@@ -1350,9 +1350,7 @@ impl<'p> Encoding<'p> {
             .filter(|e| e.global.is_none() && e.info.thread.is_some())
         {
             if yes(&e.guard) {
-                out.others
-                    .push(crate::memory::describe_other(self.prog, &e.info));
-                out.others_at.push(crate::memory::place_other(&e.info));
+                out.push_other(self.prog, &e.info);
             }
         }
         Some(out)
