@@ -575,13 +575,10 @@ fn executions_list_fences_barriers_and_subgroup_ops() {
     let vulkan = Arc::new(MemoryModel::resolve("vulkan").unwrap().unwrap());
     let m = Model::by_name("SSO").unwrap();
     let sgop = "test sgop_other\nthreads 2\nglobal x[2]\n\nkernel {\n  r = subgroupAdd(1);\n  subgroupBarrier();\n  x[lane] = r;\n}\n\nexists (x[0] == 2 && x[1] == 2)\n";
+    let load = |f: &str| tangle::load(Path::new(f), &Default::default()).unwrap();
     let cases = [
         (
-            tangle::load(
-                Path::new("litmus/vulkan/cbar-other-wg.litmus"),
-                &Default::default(),
-            )
-            .unwrap(),
+            load("litmus/vulkan/cbar-other-wg.litmus"),
             vec![
                 "T0 line 8: barrier ACQ REL DV SEMSC0 CBAR",
                 "T1 line 7: barrier ACQ REL DV SEMSC0 CBAR",
@@ -597,11 +594,7 @@ fn executions_list_fences_barriers_and_subgroup_ops() {
             ],
         ),
         (
-            tangle::load(
-                Path::new("litmus/vulkan/mp-fences.litmus"),
-                &Default::default(),
-            )
-            .unwrap(),
+            load("litmus/vulkan/mp-fences.litmus"),
             vec![
                 "T0 line 8: fence REL DV SEMSC0",
                 "T1 line 8: fence ACQ DV SEMSC0",

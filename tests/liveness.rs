@@ -1914,6 +1914,22 @@ fn run_tangle(args: &[&str], file: impl AsRef<std::ffi::OsStr>) -> std::process:
         .unwrap()
 }
 
+/// `tangle ARGS FILE`'s standard output, and the cells of the table row of `test` (after
+/// the test's name); the command must succeed.
+fn table_row(
+    args: &[&str],
+    file: impl AsRef<std::ffi::OsStr>,
+    test: &str,
+) -> (String, Vec<String>) {
+    let out = run_tangle(args, file);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {text}");
+    let row = (text.lines().find(|l| l.starts_with(test)))
+        .unwrap_or_else(|| panic!("no row {test}: {text}"));
+    let cells = row.split_whitespace().skip(1).map(String::from).collect();
+    (text, cells)
+}
+
 /// `check` reports a run past the loop bound that never finishes (issue 18, item 4): the
 /// verdict is marked `~` and the hang listed under the table with each thread's role, the
 /// detail shows what each thread waits for and the lasso, JSON carries the liveness answer;
@@ -1924,18 +1940,9 @@ fn check_reports_runs_past_the_bound_that_never_finish() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/liveness");
     let file = dir.join("spin_after_branch.litmus");
     for engine in ["smt", "explore"] {
-        let out = run_tangle(
-            &["check", "-m", "CM", "-m", "SSO", "--engine", engine],
-            &file,
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{engine}: {text}");
-        let row = text
-            .lines()
-            .find(|l| l.starts_with("spin_after_branch"))
-            .unwrap();
-        let cells: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cells[1..], ["forbid~", "allow"], "{engine}: {text}");
+        let args = ["check", "-m", "CM", "-m", "SSO", "--engine", engine];
+        let (text, cells) = table_row(&args, &file, "spin_after_branch");
+        assert_eq!(cells, ["forbid~", "allow"], "{engine}: {text}");
         assert!(
             text.contains("~ spin_after_branch under CM: a run never finishes (a loop forever, progress fair): T0 spins at line 12, T1 blocked at line 10"),
             "{engine}: {text}"
@@ -2015,18 +2022,9 @@ fn the_hang_question_follows_the_files_progress_model_in_every_report() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/liveness/hsa_first_waits.comp");
     let hang = "a run never finishes (a loop forever, progress hsa): T0 spins at line 16, T1 starved at line 20";
     for engine in ["explore", "smt"] {
-        let out = run_tangle(
-            &["check", "-m", "SSO", "-m", "CM", "--engine", engine],
-            &file,
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{engine}: {text}");
-        let row = text
-            .lines()
-            .find(|l| l.starts_with("hsa_first_waits"))
-            .unwrap();
-        let cells: Vec<&str> = row.split_whitespace().collect();
-        assert_eq!(cells[1..], ["forbid~", "forbid~"], "{engine}: {text}");
+        let args = ["check", "-m", "SSO", "-m", "CM", "--engine", engine];
+        let (text, cells) = table_row(&args, &file, "hsa_first_waits");
+        assert_eq!(cells, ["forbid~", "forbid~"], "{engine}: {text}");
         for m in ["SSO", "CM"] {
             assert!(
                 text.contains(&format!("~ hsa_first_waits under {m}: {hang}")),
@@ -2065,14 +2063,12 @@ fn the_hang_question_follows_the_files_progress_model_in_every_report() {
     let fair = dir.path().join("fair_first_waits.comp");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&fair, text.replace("#pragma scheduler(HSA)", "")).unwrap();
-    let out = run_tangle(&["check", "-m", "SSO", "-m", "CM"], &fair);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let row = text
-        .lines()
-        .find(|l| l.starts_with("fair_first_waits"))
-        .unwrap();
-    let cells: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cells[1..], ["forbid", "forbid"], "{text}");
+    let (text, cells) = table_row(
+        &["check", "-m", "SSO", "-m", "CM"],
+        &fair,
+        "fair_first_waits",
+    );
+    assert_eq!(cells, ["forbid", "forbid"], "{text}");
     assert!(!text.contains("never finishes"), "{text}");
 }
 
