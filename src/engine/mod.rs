@@ -59,30 +59,12 @@ pub fn loops_run_alone(prog: &Program, m: &Model) -> Result<(), String> {
 /// comes back as it was, a state that comes back), if they do: Lazy and Spec subgroup ops
 /// keep results pending or speculated, state neither reduction compares. A class no
 /// instruction of the program has is no matter: without subgroup ops, Lazy, Spec and Symb
-/// run the program as SSO does. Symb's ops are covered (by Z3; the explorer does not run
-/// them) outside loops: a symbolic op's participants are the threads that ever enter its
-/// block, and in a run that stays forever at the horizon nobody enters a block outside a
-/// loop after it, so the participants are those that entered before (`smt::Encoding`'s
-/// `limit_members`). Inside a loop a lagging lane may enter an iteration's block later.
+/// run the program as SSO does. Symb's ops are covered by Z3 (the explorer does not run
+/// them): a symbolic op's participants are the threads that ever enter its block, which
+/// `smt::liveness` judges at the horizon, inside loops too ([`symbolic_in_loop`]).
 pub fn classes_covered(prog: &Program, m: &Model) -> Result<(), String> {
     for k in Kind::MODELLED {
         let c = m.class(k);
-        if c == Class::Symbolic {
-            let in_loop = (prog.blocks.iter())
-                .filter(|b| !prog.cfg.blocks[b.sblock].loops.is_empty())
-                .flat_map(|b| b.instrs.iter())
-                .find(|i| i.op.kind() == k);
-            if let Some(i) = in_loop {
-                return Err(format!(
-                    "the spin-loop reduction covers symbolic {} steps outside loops only, and the one at \
-                     line {} is in a loop (under {}; the explorer does not run them)",
-                    k.name(),
-                    i.span.line,
-                    m.name
-                ));
-            }
-            continue;
-        }
         if matches!(c, Class::Lazy | Class::Speculative) && prog.has_kind(k) {
             return Err(format!(
                 "the spin-loop reduction does not cover {} {} steps (under {})",
@@ -93,6 +75,17 @@ pub fn classes_covered(prog: &Program, m: &Model) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The line of a step of a symbolic class (Symb's subgroup ops) inside a loop, if there is
+/// one: then a lagging lane may enter an iteration's block after the horizon, and Z3's
+/// answer needs the window rules of `smt::liveness` (docs/progress.md, "Symb").
+pub fn symbolic_in_loop(prog: &Program, m: &Model) -> Option<u32> {
+    (prog.blocks.iter())
+        .filter(|b| !prog.cfg.blocks[b.sblock].loops.is_empty())
+        .flat_map(|b| b.instrs.iter())
+        .find(|i| m.class(i.op.kind()) == Class::Symbolic)
+        .map(|i| i.span.line)
 }
 
 /// Does a loop of `prog` hold a barrier with a quorum? Which of its instances opened is state

@@ -23,8 +23,9 @@
 //! and, with [`SpinConfig::collective`], statements every thread runs between the arms: a
 //! workgroup `barrier();` or a subgroup op (`rN = subgroupAdd(1);`), or one inside one arm (a
 //! barrier, a quorum barrier `barrier(quorum(1, N))` met by half the workgroup, or a subgroup
-//! op, that only some threads reach). Loops never hold a barrier or a
-//! subgroup op, so the Z3 engine's spin-loop reduction applies under SSO.
+//! op, that only some threads reach). Loops never hold a barrier, and a subgroup op only with
+//! [`SpinConfig::ops_in_loops`] (a spin whose loop adds, decides by `subgroupAll`, or passes
+//! its read through `subgroupMax`), so the Z3 engine's spin-loop reduction applies under SSO.
 
 use super::Rng;
 
@@ -44,6 +45,8 @@ pub struct SpinConfig {
     /// Reads whose value decides a write made after a counted loop, so that load buffering
     /// crosses loop edges (docs/progress.md, "Loops that write").
     pub counted: bool,
+    /// Spins with a subgroup op inside their loop (Symb's ops in loops, docs/progress.md).
+    pub ops_in_loops: bool,
 }
 
 /// A random spin program as `.litmus` text.
@@ -108,6 +111,16 @@ pub fn generate(seed: u64, cfg: &SpinConfig) -> String {
                         }
                     }
                     0 | 1 => format!("    {g} = {v};\n"),
+                    2 | 3 if cfg.ops_in_loops => {
+                        // A spin with a subgroup op in its loop: unused, deciding the loop,
+                        // or passing the value read on.
+                        let (r, s) = (fresh(), fresh());
+                        match rng.below(3) {
+                            0 => format!("    {r} = {g};\n    while ({r} != {v}) {{\n      {r} = {g};\n      {s} = subgroupAdd(1);\n    }}\n"),
+                            1 => format!("    {r} = {g};\n    {s} = subgroupAll({r} != {v});\n    while ({s} == 1) {{\n      {r} = {g};\n      {s} = subgroupAll({r} != {v});\n    }}\n"),
+                            _ => format!("    {r} = {g};\n    while ({r} != {v}) {{\n      {s} = {g};\n      {r} = subgroupMax({s});\n    }}\n"),
+                        }
+                    }
                     2 | 3 => {
                         let r = fresh();
                         let op = if rng.chance(80) { "!=" } else { "==" };

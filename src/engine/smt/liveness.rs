@@ -45,7 +45,7 @@ use crate::ir::Term;
 use crate::ir::{BlockId, Op, Program, Target};
 use crate::model::Model;
 use crate::progress::{Progress, ThreadStatus};
-use crate::vocab::{Kind, Members};
+use crate::vocab::{Class, Kind, Members};
 use std::collections::HashMap;
 use z3::ast::{Bool, Int, BV};
 
@@ -104,6 +104,16 @@ fn waits(m: &Model, k: Kind) -> bool {
     m.rule(k).members != Members::Alone
 }
 
+/// A spin option whose window holds a symbolic subgroup op: the thread, the loop header it
+/// stands at, the period, the option's condition and the window's blocks.
+struct SymbWindow {
+    thread: usize,
+    header: BlockId,
+    period: u32,
+    cond: Bool,
+    blocks: Vec<BlockId>,
+}
+
 /// The statuses at the horizon, one Boolean per thread each.
 struct Statuses {
     horizon: Time,
@@ -143,6 +153,17 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         }
         return SmtLiveness::Unknown(format!("{why}; use --engine explore"));
     }
+    // Symb's ops inside loops: the exact search finds hangs that are hangs, not every one;
+    // `live` is the over-approximation's (below).
+    let symb_loop = crate::engine::symbolic_in_loop(prog, m);
+    if let (Some(line), Some(_)) = (symb_loop, &opts.memory) {
+        return SmtLiveness::Unknown(format!(
+            "the spin-loop reduction covers symbolic subgroup ops inside loops under SC memory \
+             only, and the one at line {line} is in a loop (under {}; the explorer does not run \
+             them)",
+            m.name
+        ));
+    }
     // Budgets count from the analysis' start (`Budget::since`), so each phase's timeout is
     // the time spent so far plus its share of what is left.
     let start = opts.start.unwrap_or_else(std::time::Instant::now);
@@ -162,6 +183,19 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
         Err(e) => return SmtLiveness::Unknown(e.to_string()),
         Ok(enc) => enc.bound_hidden(m),
     };
+    // With a symbolic op in a loop, no hang even when other lanes may take part in any op
+    // (`symbolic_windows`) is what `live` needs; one found there may not be a hang, so the
+    // exact search below is still asked.
+    let over = match (symb_loop, &hidden) {
+        (Some(_), Answer::No) => match Encoding::new(prog, models, &free) {
+            Err(e) => SmtLiveness::Unknown(e.to_string()),
+            Ok(enc) => enc.hang(m, progress, false, false),
+        },
+        _ => SmtLiveness::Unknown(String::new()),
+    };
+    if let (Some(_), SmtLiveness::Live) = (symb_loop, &over) {
+        return SmtLiveness::Live;
+    }
     // What is left of the budget, and a phase's timeout (`until`).
     let elapsed = || start.elapsed().as_millis().min(u32::MAX as u128) as u32;
     let left = || {
@@ -211,6 +245,15 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     };
     match (hang, hidden) {
         (SmtLiveness::Hang(h), _) => SmtLiveness::Hang(h),
+        (_, Answer::No) if symb_loop.is_some() => SmtLiveness::Unknown(match over {
+            SmtLiveness::Unknown(why) => why,
+            _ => format!(
+                "a symbolic subgroup op is in a loop (line {}), and a hang is found only where \
+                 other lanes take part in its instances as no run shows (under {})",
+                symb_loop.unwrap_or(0),
+                m.name
+            ),
+        }),
         (SmtLiveness::Unknown(why), Answer::No) => SmtLiveness::Unknown(why),
         (_, Answer::Unknown(why)) => SmtLiveness::Unknown(why),
         (_, Answer::Yes(why)) => SmtLiveness::Unknown(why),
@@ -648,12 +691,16 @@ impl<'p> Encoding<'p> {
         let mut noops: Vec<Bool> = Vec::new();
         let mut leave_cache: HashMap<(u32, BlockId), Time> = HashMap::new();
         let mut windows = Windows::default();
+        // Spin windows holding a symbolic subgroup op (Symb).
+        let mut windows_symb: Vec<SymbWindow> = Vec::new();
         // Lockstep lassos: (thread, header, iterations, selector), and who stands still.
         let mut shifts: Vec<(usize, usize, u32, Bool)> = Vec::new();
         let mut stills: Vec<Bool> = Vec::new();
         for t in 0..nt {
             let mut ends = Vec::new();
             let mut spin_opts: Vec<(Bool, Vec<BlockId>)> = Vec::new();
+            // Per option: its header and period (for Symb's ops in loops, below).
+            let mut opt_at: Vec<(BlockId, u32)> = Vec::new();
             let mut disabled = Vec::new();
             let mut visible = Vec::new();
             let mut moved = Vec::new();
@@ -808,6 +855,7 @@ impl<'p> Encoding<'p> {
                             });
                             windows.add(&sel, &pairs, suffix);
                             spin_opts.push((sel.clone(), blocks.clone()));
+                            opt_at.push((bid, k));
                             writing.push(sel);
                         }
                     }
@@ -833,6 +881,7 @@ impl<'p> Encoding<'p> {
                         } else {
                             spin_opts.push((c, blocks));
                         }
+                        opt_at.push((bid, k));
                         continue;
                     }
                     let same = noop(t, hp, bid, &blocks);
@@ -881,6 +930,7 @@ impl<'p> Encoding<'p> {
                     let s = and(&refs);
                     if !is_false(&s) {
                         spin_opts.push((s, blocks));
+                        opt_at.push((bid, k));
                     }
                 }
                 // One window of writes per header at a time: windows of different periods
@@ -916,8 +966,20 @@ impl<'p> Encoding<'p> {
             spin.push(sp);
             blocked.push(bl);
             started.push(define("started", or(&visible)));
+            for ((c, blocks), &(header, k)) in spin_opts.iter().zip(&opt_at) {
+                if blocks.iter().any(|&b| self.symbolic_block(m, b)) {
+                    windows_symb.push(SymbWindow {
+                        thread: t,
+                        header,
+                        period: k,
+                        cond: c.clone(),
+                        blocks: blocks.clone(),
+                    });
+                }
+            }
             spins_at.push(spin_opts);
         }
+        self.symbolic_windows(m, &windows_symb, &spin, &h)?;
         if let (true, Some(h1)) = (lockstep, &h1) {
             // Where steps wait for other threads, which threads share a dynamic block or a
             // barrier instance is state too: every other thread of the workgroup goes round
@@ -983,6 +1045,100 @@ impl<'p> Encoding<'p> {
                 and(&all)
             },
         })
+    }
+
+    /// Does block `b` hold a step of a symbolic class under `m` (Symb's subgroup ops)?
+    fn symbolic_block(&self, m: &Model, b: BlockId) -> bool {
+        (self.prog.blocks[b as usize].instrs.iter())
+            .any(|i| m.class(i.op.kind()) == Class::Symbolic)
+    }
+
+    /// Symb's subgroup ops inside spin windows (docs/progress.md, "Symb inside loops"). A
+    /// window repeated for ever makes new instances of its ops, whose participants are the
+    /// lanes that ever enter them.
+    ///
+    /// - Exact encoding (`limit_members`: an op counts the lanes that entered its block before
+    ///   the horizon), searching for a hang that is one: no other lane of the subgroup has
+    ///   entered an op block of the loop at this iteration or a later one (nobody is ahead, so
+    ///   no instance the thread will make has a member it does not count), and every lane that
+    ///   took part in an op of the window spins at the same header with the same period (it
+    ///   takes part in every repetition, with the same arguments: the window's values recur).
+    /// - Over-approximation (`free_symbolic`: any other lanes with any arguments), searching
+    ///   for every hang so that none means `live`: only a lane that spins too takes part in
+    ///   an instance the window makes for ever (one that terminated, blocks or is starved
+    ///   moves finitely often, and of the window's infinitely many instances all but finitely
+    ///   many come after it stopped; the reduction maps the lanes an infinite run moves
+    ///   infinitely often to spinning ones). That keeps `while (!done) { rep =
+    ///   subgroupBroadcastFirst(v); ... }` from spinning on a value only an absent lane gives.
+    fn symbolic_windows(
+        &self,
+        m: &Model,
+        ws: &[SymbWindow],
+        spin: &[Bool],
+        h: &Time,
+    ) -> Result<(), Exhausted> {
+        let prog = self.prog;
+        let lay = prog.layout;
+        let budget = &self.building;
+        let entered = |u: usize, b: usize| and(&[&self.inb[u][b], &self.ts[u][b][0].lt(h)]);
+        for w in ws {
+            let t = w.thread;
+            let others: Vec<usize> = (lay.subgroup_threads(lay.subgroup_of(t as u32)))
+                .map(|u| u as usize)
+                .filter(|&u| u != t)
+                .collect();
+            if self.free_symbolic {
+                for &b in &w.blocks {
+                    for pos in 1..=prog.blocks[b as usize].instrs.len() as u32 {
+                        for (u, joins) in self.joins.get(&(t as u32, b, pos)).into_iter().flatten()
+                        {
+                            budget.check("encoding Symb's windows")?;
+                            self.assert(&implies(&w.cond, &implies(joins, &spin[*u as usize])));
+                        }
+                    }
+                }
+                continue;
+            }
+            if !self.limit_members {
+                continue;
+            }
+            let hb = &prog.blocks[w.header as usize];
+            let loops = &prog.cfg.blocks[hb.sblock].loops;
+            let (Some(&l), Some(&now)) = (loops.last(), hb.iters.last()) else {
+                continue;
+            };
+            let d = hb.iters.len() - 1;
+            for (b, block) in prog.blocks.iter().enumerate() {
+                let ahead = prog.cfg.blocks[block.sblock].loops.get(d) == Some(&l)
+                    && block.iters.len() > d
+                    && block.iters[..d] == hb.iters[..d]
+                    && block.iters[d] >= now;
+                if !ahead || !self.symbolic_block(m, b as BlockId) {
+                    continue;
+                }
+                for &u in &others {
+                    budget.check("encoding Symb's windows")?;
+                    if !is_false(&self.inb[u][b]) {
+                        self.assert(&implies(&w.cond, &not(&entered(u, b))));
+                    }
+                }
+            }
+            for &u in &others {
+                let along: Vec<Bool> = (ws.iter())
+                    .filter(|v| v.thread == u && v.header == w.header && v.period == w.period)
+                    .map(|v| v.cond.clone())
+                    .collect();
+                let along = or(&along);
+                for &b in w.blocks.iter().filter(|&&b| self.symbolic_block(m, b)) {
+                    budget.check("encoding Symb's windows")?;
+                    if !is_false(&self.inb[u][b as usize]) {
+                        let took_part = and(&[&w.cond, &entered(u, b as usize)]);
+                        self.assert(&implies(&took_part, &along));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Thread `t` stands, at `x`, in a block of the loop headed by static block `header`: it

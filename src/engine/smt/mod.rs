@@ -71,8 +71,10 @@ pub struct SmtOptions {
     /// Keep what the liveness question needs ([`liveness`]): the registers at every loop
     /// header and the event of each undefined behaviour.
     pub liveness: bool,
-    /// Liveness under Symb: symbolic subgroup ops return any value (the bound check, which
-    /// must not miss a run whose op values only participants past the bound justify).
+    /// Liveness under Symb: symbolic subgroup ops count the lane's own argument and any
+    /// other lanes with any arguments (the bound check, which must not miss a run whose op
+    /// values only participants past the bound justify, and the over-approximate hang search
+    /// behind `live` when an op sits in a loop).
     pub symbolic_free: bool,
     /// When the analysis began (unrolling included); `None`: when the encoding starts.
     pub start: Option<std::time::Instant>,
@@ -263,9 +265,12 @@ pub struct Encoding<'p> {
     /// over the threads that ever enter its block, which in a run that stays forever at the
     /// horizon are those that entered before it (docs/progress.md, "Symb").
     limit_members: bool,
-    /// Liveness's bound check under Symb ([`SmtOptions::symbolic_free`]): symbolic ops'
-    /// values are free.
+    /// Liveness's over-approximation under Symb ([`SmtOptions::symbolic_free`]): a symbolic
+    /// op's value counts the lane's own argument and any others.
     free_symbolic: bool,
+    /// Under [`Encoding::free_symbolic`], per symbolic op event (thread, block, position): the
+    /// other lanes that may take part, each with the Boolean that says it does.
+    joins: HashMap<(u32, BlockId, u32), Vec<(u32, Bool)>>,
     ub_at: HashMap<usize, (u32, BlockId, u32)>,
     /// Liveness: the quorum barriers, each of which may never open ([`timing::Quorum`]).
     quorums: Vec<timing::Quorum>,
@@ -416,6 +421,7 @@ impl<'p> Encoding<'p> {
             horizon: None,
             limit_members: opts.liveness && !opts.symbolic_free && symbolic,
             free_symbolic: opts.liveness && opts.symbolic_free && symbolic,
+            joins: HashMap::new(),
             ub_at: HashMap::new(),
             quorums: Vec::new(),
             dead: Vec::new(),

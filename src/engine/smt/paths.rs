@@ -415,9 +415,50 @@ impl<'p> Encoding<'p> {
                 let v = eval::sgop_result(&mut d, *op, &inp, t - base);
                 self.ub_at_event(before, t, b, pos);
                 let res = if self.free_symbolic {
-                    // Liveness's bound check under Symb: any value (a lane may join the op
-                    // only past the bound, justifying a value no bounded run shows).
-                    BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32)
+                    // Liveness's over-approximation under Symb: the lane's own argument
+                    // counts, every other lane may or may not take part, with any argument
+                    // (it may join only past the bound, or in an iteration a shorter run
+                    // leaves out). Exact when the subgroup has one lane.
+                    let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);
+                    let mut others = Vec::new();
+                    let mut mem = Vec::with_capacity(threads.len());
+                    let mut arg = Vec::with_capacity(threads.len());
+                    for (i, &u) in threads.iter().enumerate() {
+                        if i == j {
+                            mem.push(members[j].clone());
+                            arg.push(argv[j].clone());
+                        } else if live[u as usize].is_none() {
+                            mem.push(Bool::from_bool(false));
+                            arg.push(argv[i].clone());
+                        } else {
+                            let bit = Bool::fresh_const(&format!("sg_join_t{t}_b{b}_p{pos}_u{u}"));
+                            others.push((u, bit.clone()));
+                            mem.push(bit);
+                            arg.push(
+                                (0..args.len())
+                                    .map(|k| BV::fresh_const(&format!("sg_arg_u{u}_{k}"), 32))
+                                    .collect(),
+                            );
+                        }
+                    }
+                    let inp = SgInputs::<Z3Dom> {
+                        members: &mem,
+                        args: &arg,
+                    };
+                    // (Subgroup ops meet no undefined behaviour: an absent lane's value is
+                    // unspecified, which the free arguments already are.)
+                    let mut none = Vec::new();
+                    let mut d = Z3Dom {
+                        regs: &[],
+                        tid: t,
+                        prog,
+                        guard: vec![],
+                        ub: &mut none,
+                    };
+                    let free = eval::sgop_result(&mut d, *op, &inp, t - base);
+                    self.assert(&implies(&members[j], &res.eq(&free)));
+                    self.joins.insert((t, b, pos), others);
+                    res
                 } else if !self.present.is_empty() {
                     // Template mode: defined everywhere, so it is a function of the choices.
                     let res = BV::new_const(format!("sg_t{t}_b{b}_p{pos}"), 32);
