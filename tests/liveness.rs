@@ -2378,7 +2378,9 @@ fn symb_decides_the_artifact_shaders_with_ops_in_loops() {
 ///   (every lane that took part in a window's op spins with it).
 ///
 /// Z3 answers `unknown` (its over-approximation finds a hang it cannot confirm); under SSO,
-/// where ops wait, the explorer's answers differ as the files say.
+/// where ops wait, the explorer's answers differ as the files say. `symb_lagging_barrier`
+/// adds a barrier in a loop: lockstep lassos only, and an `unknown` that does not send the
+/// user to the explorer, which does not run Symb's ops.
 #[test]
 fn symb_hangs_need_the_lanes_of_every_iteration() {
     let symb = Model::by_name("Symb").unwrap();
@@ -2412,6 +2414,17 @@ fn symb_hangs_need_the_lanes_of_every_iteration() {
     // Under SSO lane 0's second add waits for lane 2, which waits for lane 0's flag.
     assert_eq!(
         verdict("symb_partner_leaves.litmus", &sso, &fair, &opts()),
+        LiveVerdict::Violated
+    );
+    // With a barrier in a loop, the lockstep lassos (the rules hold in each).
+    let v = verdict("symb_lagging_barrier.litmus", &symb, &fair, &smt());
+    let LiveVerdict::Unknown(why) = &v else {
+        panic!("symb_lagging_barrier: {v:?}")
+    };
+    assert!(why.contains("a lasso is all Z3 looks for"), "{why}");
+    assert!(!why.contains("--engine explore"), "{why}");
+    assert_eq!(
+        verdict("symb_lagging_barrier.litmus", &symb, &unfair, &smt()),
         LiveVerdict::Violated
     );
 }

@@ -148,7 +148,7 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
             return lockstep(prog, m, progress, opts, &why);
         }
         // The explorer decides what waits, but not Symb's ops (it does not run them).
-        if m.class(Kind::Sgop) == crate::vocab::Class::Symbolic && prog.has_kind(Kind::Sgop) {
+        if symbolic_ops(prog, m) {
             return SmtLiveness::Unknown(why);
         }
         return SmtLiveness::Unknown(format!("{why}; use --engine explore"));
@@ -294,9 +294,20 @@ fn lockstep(
             SmtLiveness::Live => format!("no state comes back within {MAX_PERIOD} iterations"),
         },
     };
+    // The explorer decides what waits, but not Symb's ops (it does not run them).
+    let explore = if symbolic_ops(prog, m) {
+        ""
+    } else {
+        "; use --engine explore"
+    };
     SmtLiveness::Unknown(format!(
-        "{why}, and {none} (a lasso is all Z3 looks for there); use --engine explore"
+        "{why}, and {none} (a lasso is all Z3 looks for there){explore}"
     ))
+}
+
+/// Does `prog` have subgroup ops that `m` makes symbolic (which the explorer does not run)?
+fn symbolic_ops(prog: &Program, m: &Model) -> bool {
+    m.class(Kind::Sgop) == Class::Symbolic && prog.has_kind(Kind::Sgop)
 }
 
 /// The timeout, counted from `start`, that gives a phase `share` milliseconds more than it

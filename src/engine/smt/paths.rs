@@ -424,12 +424,11 @@ impl<'p> Encoding<'p> {
                     let mut mem = Vec::with_capacity(threads.len());
                     let mut arg = Vec::with_capacity(threads.len());
                     for (i, &u) in threads.iter().enumerate() {
+                        // (Even a lane that cannot reach this block: dropping iterations
+                        // renumbers instances, and reachability may differ per iteration.)
                         if i == j {
                             mem.push(members[j].clone());
                             arg.push(argv[j].clone());
-                        } else if live[u as usize].is_none() {
-                            mem.push(Bool::from_bool(false));
-                            arg.push(argv[i].clone());
                         } else {
                             let bit = Bool::fresh_const(&format!("sg_join_t{t}_b{b}_p{pos}_u{u}"));
                             others.push((u, bit.clone()));
