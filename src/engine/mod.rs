@@ -79,7 +79,8 @@ pub fn classes_covered(prog: &Program, m: &Model) -> Result<(), String> {
 
 /// The line of a step of a symbolic class (Symb's subgroup ops) inside a loop, if there is
 /// one: then a lagging lane may enter an iteration's block after the horizon, and Z3's
-/// answer needs the window rules of `smt::liveness` (docs/progress.md, "Symb").
+/// answer needs the window rules of `smt::liveness` (docs/progress.md, "Symb's ops inside
+/// loops").
 pub fn symbolic_in_loop(prog: &Program, m: &Model) -> Option<u32> {
     (prog.blocks.iter())
         .filter(|b| !prog.cfg.blocks[b.sblock].loops.is_empty())

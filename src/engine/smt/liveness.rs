@@ -1064,7 +1064,7 @@ impl<'p> Encoding<'p> {
             .any(|i| m.class(i.op.kind()) == Class::Symbolic)
     }
 
-    /// Symb's subgroup ops inside spin windows (docs/progress.md, "Symb inside loops"). A
+    /// Symb's subgroup ops inside spin windows (docs/progress.md, "Symb's ops inside loops"). A
     /// window repeated for ever makes new instances of its ops, whose participants are the
     /// lanes that ever enter them.
     ///
