@@ -527,6 +527,11 @@ fn contradicts(a: &LiveVerdict, b: &LiveVerdict) -> bool {
     )
 }
 
+/// Did both engines give an answer (neither `unknown`)?
+fn both_decided(a: &LiveVerdict, b: &LiveVerdict) -> bool {
+    !matches!(a, LiveVerdict::Unknown(_)) && !matches!(b, LiveVerdict::Unknown(_))
+}
+
 const PROGRESS: [&str; 7] = [
     "fair",
     "hsa",
@@ -626,7 +631,7 @@ fn the_engines_agree_on_random_spin_programs() {
                     p.name()
                 ));
             }
-            if !matches!(e, LiveVerdict::Unknown(_)) && !matches!(z, LiveVerdict::Unknown(_)) {
+            if both_decided(&e, &z) {
                 both += 1;
                 quorum += usize::from(text.contains("quorum"));
                 match z {
@@ -1340,7 +1345,7 @@ fn z3_windows_of_writes_under_sc_cat_agree_with_sc_lassos() {
                 p.name()
             ));
         }
-        if !matches!(e, LiveVerdict::Unknown(_)) && !matches!(z, LiveVerdict::Unknown(_)) {
+        if both_decided(&e, &z) {
             both += 1;
             violated += usize::from(z == LiveVerdict::Violated);
         }
@@ -1410,7 +1415,7 @@ fn the_engines_agree_under_a_memory_model() {
                     p.name()
                 ));
             }
-            if !matches!(e, LiveVerdict::Unknown(_)) && !matches!(z, LiveVerdict::Unknown(_)) {
+            if both_decided(&e, &z) {
                 both += 1;
                 violated += usize::from(z == LiveVerdict::Violated);
             }
@@ -1692,7 +1697,7 @@ fn the_engines_agree_on_load_buffering_across_loop_edges() {
                     p.name()
                 ));
             }
-            if !matches!(e, LiveVerdict::Unknown(_)) && !matches!(z, LiveVerdict::Unknown(_)) {
+            if both_decided(&e, &z) {
                 both += 1;
                 violated += usize::from(z == LiveVerdict::Violated);
             }
@@ -2319,7 +2324,7 @@ fn symb_ops_in_loops_agree_with_the_explorer_where_symb_is_sso() {
                     p.name()
                 ));
             }
-            if !matches!(e, LiveVerdict::Unknown(_)) && !matches!(z, LiveVerdict::Unknown(_)) {
+            if both_decided(&e, &z) {
                 decided += 1;
                 several += usize::from(lanes);
                 match z {

@@ -85,8 +85,13 @@ pub fn symbolic_in_loop(prog: &Program, m: &Model) -> Option<u32> {
     (prog.blocks.iter())
         .filter(|b| !prog.cfg.blocks[b.sblock].loops.is_empty())
         .flat_map(|b| b.instrs.iter())
-        .find(|i| m.class(i.op.kind()) == Class::Symbolic)
+        .find(|i| symbolic(m, &i.op))
         .map(|i| i.span.line)
+}
+
+/// Is `op` a step of a symbolic class under `m` (Symb's subgroup ops)?
+pub fn symbolic(m: &Model, op: &Op) -> bool {
+    m.class(op.kind()) == Class::Symbolic
 }
 
 /// Does a loop of `prog` hold a barrier with a quorum? Which of its instances opened is state

@@ -186,14 +186,13 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     // With a symbolic op in a loop, no hang even when other lanes may take part in any op
     // (`symbolic_windows`) is what `live` needs; one found there may not be a hang, so the
     // exact search below is still asked.
-    let over = match (symb_loop, &hidden) {
-        (Some(_), Answer::No) => match Encoding::new(prog, models, &free) {
+    let over = (symb_loop.is_some() && matches!(hidden, Answer::No)).then(|| {
+        match Encoding::new(prog, models, &free) {
             Err(e) => SmtLiveness::Unknown(e.to_string()),
             Ok(enc) => enc.hang(m, progress, false, false),
-        },
-        _ => SmtLiveness::Unknown(String::new()),
-    };
-    if let (Some(_), SmtLiveness::Live) = (symb_loop, &over) {
+        }
+    });
+    if let Some(SmtLiveness::Live) = over {
         return SmtLiveness::Live;
     }
     // What is left of the budget, and a phase's timeout (`until`).
@@ -246,7 +245,7 @@ pub fn decide(prog: &Program, m: &Model, progress: &Progress, opts: &SmtOptions)
     match (hang, hidden) {
         (SmtLiveness::Hang(h), _) => SmtLiveness::Hang(h),
         (_, Answer::No) if symb_loop.is_some() => SmtLiveness::Unknown(match over {
-            SmtLiveness::Unknown(why) => why,
+            Some(SmtLiveness::Unknown(why)) => why,
             _ => format!(
                 "a symbolic subgroup op is in a loop (line {}), and a hang is found only where \
                  other lanes take part in its instances as no run shows (under {})",
@@ -1060,8 +1059,7 @@ impl<'p> Encoding<'p> {
 
     /// Does block `b` hold a step of a symbolic class under `m` (Symb's subgroup ops)?
     fn symbolic_block(&self, m: &Model, b: BlockId) -> bool {
-        (self.prog.blocks[b as usize].instrs.iter())
-            .any(|i| m.class(i.op.kind()) == Class::Symbolic)
+        (self.prog.blocks[b as usize].instrs.iter()).any(|i| crate::engine::symbolic(m, &i.op))
     }
 
     /// Symb's subgroup ops inside spin windows (docs/progress.md, "Symb's ops inside loops"). A
