@@ -26,6 +26,21 @@ impl Model {
         TimingRule::of(kind, self.class(kind))
     }
 
+    /// The model with every class narrowed ([`Class::narrowed`]): each of its steps is a step
+    /// of this one. `None` when no class narrows (the model is its own narrowed form).
+    pub fn narrowed(&self) -> Option<Model> {
+        let changed = Kind::MODELLED
+            .iter()
+            .any(|&k| self.class(k).narrowed() != self.class(k));
+        changed.then(|| Model {
+            name: format!("{} (subgroup ops collective)", self.name),
+            description: format!("{}'s runs in which every class is narrowed", self.name),
+            classes: (self.classes.iter())
+                .map(|(&k, &c)| (k, c.narrowed()))
+                .collect(),
+        })
+    }
+
     /// Builds a model from a class per modelled kind (used by generators and tests).
     pub fn new(name: &str, classes: [(Kind, Class); 4]) -> Result<Model, ModelError> {
         let file = ModelFile {

@@ -505,6 +505,20 @@ impl Class {
     pub fn sgop_only(self) -> bool {
         matches!(self, Class::Speculative | Class::Lazy | Class::Symbolic)
     }
+
+    /// The class each of whose steps is also a step of this one (docs/semantics.md §3): a
+    /// speculative op that fires with nobody undecided, a lazy op that T(db) issue together
+    /// and resolve at once, a symbolic op that T(db) execute together with the members'
+    /// value, are each a collective step. The other classes are their own. A run of the
+    /// narrowed classes is so a run of these, which is how a hang found under the narrowed
+    /// model is one of this model (docs/progress.md, "Hangs of the narrowed model").
+    pub fn narrowed(self) -> Class {
+        if self.sgop_only() {
+            Class::Collective
+        } else {
+            self
+        }
+    }
 }
 
 /// When the event of a dynamic block db may happen: how the events of T(db) are tied

@@ -2433,3 +2433,96 @@ fn symb_hangs_need_the_lanes_of_every_iteration() {
         LiveVerdict::Violated
     );
 }
+
+/// Hangs of the narrowed model (docs/progress.md): whenever the explorer finds a hang under
+/// Spec's, Lazy's or Symb's narrowed model (subgroup ops collective) that carries over, the
+/// model's own answer (the explorer's under Spec and Lazy, Z3's under Symb) is never `live`,
+/// on random spin programs with subgroup ops inside and around their loops.
+#[test]
+fn narrowed_hangs_are_hangs_of_the_model() {
+    use tangle::gen::spin::{generate, SpinConfig};
+    use tangle::query::liveness::narrowed_liveness;
+    let sso = Model::by_name("SSO").unwrap();
+    let z3 = smt().with_timeout_ms(Some(4000));
+    let parse = |text: &str| tangle::syntax::parse("spin.litmus", text.as_bytes()).unwrap();
+    let (mut carried, mut checked, mut refused) = (0, 0, 0);
+    let mut bad = Vec::new();
+    for seed in 0..48u64 {
+        let (threads, subgroup, workgroup) = [(2, 2, 2), (3, 3, 3), (4, 2, 2)][seed as usize % 3];
+        let cfg = SpinConfig {
+            threads,
+            subgroup,
+            workgroup,
+            collective: true,
+            locks: false,
+            counted: false,
+            ops_in_loops: seed / 3 % 3 != 0,
+        };
+        let text = generate(seed, &cfg);
+        let ops = ["subgroupAdd(", "subgroupAll(", "subgroupMax("]
+            .iter()
+            .any(|op| text.contains(op));
+        let test = parse(&text);
+        for p in ["fair", "hsa"] {
+            let p = Progress::parse(p).unwrap();
+            let hangs_narrowed = liveness(&test, &sso, &p, &opts()).unwrap().verdict;
+            for name in ["Spec", "Lazy", "Symb"] {
+                let m = Model::by_name(name).unwrap();
+                let Some(n) = narrowed_liveness(&test, &m, &p, &opts()).unwrap() else {
+                    refused += usize::from(ops && hangs_narrowed == LiveVerdict::Violated);
+                    continue;
+                };
+                carried += 1;
+                let own = if name == "Symb" {
+                    liveness(&test, &m, &p, &z3).unwrap()
+                } else {
+                    liveness(&test, &m, &p, &opts()).unwrap()
+                };
+                if own.notes.is_empty() && both_decided(&own.verdict, &n.verdict) {
+                    checked += 1;
+                }
+                if contradicts(&own.verdict, &n.verdict) {
+                    bad.push(format!(
+                        "seed {seed} under {name}, {}: its own answer {:?}, its narrowed \
+                         model's hang\n{}",
+                        p.name(),
+                        own.verdict,
+                        text
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    let summary = format!(
+        "{carried} hangs carried over, {checked} of them against an answer of the model's own; \
+         {refused} narrowed hangs held a thread blocked at a subgroup op and were not carried"
+    );
+    eprintln!("{summary}");
+    assert!(checked >= 30 && refused >= 5, "{summary}");
+}
+
+/// A lane blocked at a collective op may move once the op is not collective: SSO's hang on
+/// `narrowed_blocked_op.litmus` holds lane 1 at the add, so it is no hang of Spec, Lazy or
+/// Symb (all live under fair scheduling), and the narrowed model's search does not carry it.
+#[test]
+fn a_thread_blocked_at_a_narrowed_step_keeps_the_hang_from_carrying_over() {
+    use tangle::query::liveness::{liveness_by_default, narrowed_liveness};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/liveness/narrowed_blocked_op.litmus");
+    let test = tangle::syntax::parse_file(&path).unwrap();
+    let fair = Progress::parse("fair").unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    let r = liveness(&test, &sso, &fair, &opts()).unwrap();
+    assert_eq!(r.verdict, LiveVerdict::Violated);
+    let blocked = r.threads.iter().find(|t| t.role == "blocked").unwrap();
+    assert_eq!((blocked.thread, blocked.line), (1, Some(20)));
+    for name in ["Spec", "Lazy", "Symb"] {
+        let m = Model::by_name(name).unwrap();
+        assert!(narrowed_liveness(&test, &m, &fair, &opts())
+            .unwrap()
+            .is_none());
+        let r = liveness_by_default(&test, &m, &fair, &Options::default()).unwrap();
+        assert_eq!(r.verdict, LiveVerdict::Live, "{name}: {:?}", r.verdict);
+    }
+}

@@ -506,12 +506,15 @@ pub fn liveness(a: &LivenessArgs) -> Status {
         {
             let mut opts = opts.clone();
             opts.memory = mm.clone();
-            opts.engine = match a.engine {
-                Some(e) => e.engine(),
-                None => query::liveness::engine_for(t, m),
-            };
+            if let Some(e) = a.engine {
+                opts.engine = e.engine();
+            }
             for p in &progresses {
-                match query::liveness::liveness(t, m, p, &opts) {
+                let answer = match a.engine {
+                    Some(_) => query::liveness::liveness(t, m, p, &opts),
+                    None => query::liveness::liveness_by_default(t, m, p, &opts),
+                };
+                match answer {
                     Ok(mut r) => {
                         if let Some(table) = &table {
                             r.expected = table.holds_for(&r.file);

@@ -90,6 +90,9 @@ pub struct LivenessReport {
     /// both engines deepen the bound, under SC the Z3 engine: docs/progress.md); `None` at
     /// `--unroll` itself.
     pub bound: Option<u32>,
+    /// How the answer was reached, where that is not the engine's usual way (a hang of the
+    /// narrowed model: docs/progress.md, "Hangs of the narrowed model").
+    pub notes: Vec<String>,
     pub millis: f64,
 }
 
@@ -216,9 +219,9 @@ pub fn hang_past_the_bound(
             return;
         }
     };
-    let mut opts = opts.clone().with_engine(engine_for(test, model));
+    let mut opts = opts.clone();
     opts.start = None;
-    let answer = liveness(test, model, &progress, &opts);
+    let answer = liveness_by_default(test, model, &progress, &opts);
     if let Ok(r) = &answer {
         tracing::info!(test = %test.name, model = %r.model, millis = r.millis, verdict = r.verdict.word(), "runs past the loop bound: the hang question");
     }
@@ -255,23 +258,7 @@ pub fn liveness(
 ) -> Result<LivenessReport, QueryError> {
     let start = Instant::now();
     let opts = &opts.clone().started();
-    let mut report = LivenessReport {
-        test: test.name.clone(),
-        file: test.file.clone(),
-        model: super::model_label(&model.name, opts.memory.as_deref()),
-        progress: progress.name(),
-        engine: opts.engine,
-        verdict: LiveVerdict::Unknown(String::new()),
-        expected: None,
-        hang: None,
-        prefix: Vec::new(),
-        cycle: Vec::new(),
-        threads: Vec::new(),
-        states: 0,
-        bound: None,
-        millis: 0.0,
-    };
-    report.expected = expected(test, &report.model, &report.progress);
+    let mut report = blank_report(test, model, progress, opts);
     // Liveness watches loops go round: idle loops too are unrolled to the bound.
     let full = opts.clone().with_idle_depth(crate::ir::IdleDepth::Bound);
     let prog = match compile_for(test, &full) {
@@ -302,7 +289,7 @@ pub fn liveness(
             liveness: true,
             shortcuts: true,
         };
-        match explore::explore(&prog, model, &eo) {
+        let own = match explore::explore(&prog, model, &eo) {
             Err(e) => LiveVerdict::Unknown(e.to_string()),
             Ok(ex) => {
                 report.states = ex.states;
@@ -315,10 +302,156 @@ pub fn liveness(
                     }
                 }
             }
+        };
+        match own {
+            LiveVerdict::Unknown(why) => {
+                narrowed_hang(&mut report, test, &prog, model, progress, &eo)
+                    .unwrap_or(LiveVerdict::Unknown(why))
+            }
+            v => v,
         }
     };
     report.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// A report with no answer yet (`unknown`), with the test's expectation.
+fn blank_report(
+    test: &ast::Test,
+    model: &Model,
+    progress: &Progress,
+    opts: &Options,
+) -> LivenessReport {
+    let mut report = LivenessReport {
+        test: test.name.clone(),
+        file: test.file.clone(),
+        model: super::model_label(&model.name, opts.memory.as_deref()),
+        progress: progress.name(),
+        engine: opts.engine,
+        verdict: LiveVerdict::Unknown(String::new()),
+        expected: None,
+        hang: None,
+        prefix: Vec::new(),
+        cycle: Vec::new(),
+        threads: Vec::new(),
+        states: 0,
+        bound: None,
+        notes: Vec::new(),
+        millis: 0.0,
+    };
+    report.expected = expected(test, &report.model, &report.progress);
+    report
+}
+
+/// [`liveness`] with the engine chosen for the test ([`engine_for`]), as the command line
+/// asks when it names none. Under a model the explorer does not run (Symb's subgroup ops),
+/// the explorer first looks for a hang of the narrowed model, which takes it milliseconds
+/// where Z3 may take minutes (the artifact's `2t_2t_3txt_rr.comp`), then Z3 answers. Both
+/// share one budget.
+pub fn liveness_by_default(
+    test: &ast::Test,
+    model: &Model,
+    progress: &Progress,
+    opts: &Options,
+) -> Result<LivenessReport, QueryError> {
+    let opts = opts.clone().started();
+    let engine = engine_for(test, model);
+    if engine == Engine::Smt && opts.memory.is_none() && model.narrowed().is_some() {
+        let first = liveness(
+            test,
+            model,
+            progress,
+            &opts.clone().with_engine(Engine::Explore),
+        )?;
+        if first.verdict == LiveVerdict::Violated {
+            return Ok(first);
+        }
+        let mut r = liveness(test, model, progress, &opts.with_engine(engine))?;
+        r.millis += first.millis;
+        return Ok(r);
+    }
+    liveness(test, model, progress, &opts.with_engine(engine))
+}
+
+/// The narrowed model's part of the explorer's answer alone ([`narrowed_hang`]), under SC
+/// memory: `Some` with the hang when it finds one that is a hang of `model`, whatever
+/// `model`'s own exploration would say (the tests check the two never contradict).
+pub fn narrowed_liveness(
+    test: &ast::Test,
+    model: &Model,
+    progress: &Progress,
+    opts: &Options,
+) -> Result<Option<LivenessReport>, QueryError> {
+    if opts.memory.is_some() {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    let opts = opts.clone().started().with_engine(Engine::Explore);
+    let mut report = blank_report(test, model, progress, &opts);
+    let full = opts.clone().with_idle_depth(crate::ir::IdleDepth::Bound);
+    let prog = compile_for(test, &full)?;
+    let eo = ExploreOptions {
+        max_states: opts.max_states,
+        budget: opts.budget(),
+        memory: None,
+        liveness: true,
+        shortcuts: true,
+    };
+    Ok(
+        narrowed_hang(&mut report, test, &prog, model, progress, &eo).map(|v| {
+            report.verdict = v;
+            report.millis = start.elapsed().as_secs_f64() * 1e3;
+            report
+        }),
+    )
+}
+
+/// When the explorer cannot decide `model` (out of states, or a class it does not run): a
+/// hang of the narrowed model ([`Model::narrowed`]), each of whose steps is a step of
+/// `model`, in which no thread is blocked at a step whose class narrowed. Such a thread
+/// might move under `model` (a speculative op fires with a lane undecided, a symbolic op runs
+/// alone), and the progress model could then ask that it be scheduled; every other thread's
+/// part (spins, starved, terminated, blocked at a step both models share) is the same in
+/// both. `None`: no such hang (docs/progress.md, "Hangs of the narrowed model").
+fn narrowed_hang(
+    report: &mut LivenessReport,
+    test: &ast::Test,
+    prog: &crate::ir::Program,
+    model: &Model,
+    progress: &Progress,
+    eo: &ExploreOptions,
+) -> Option<LiveVerdict> {
+    let narrow = model.narrowed()?;
+    let differs = |k: crate::vocab::Kind| model.class(k) != narrow.class(k);
+    // Without a step of a class that narrows, the narrowed model's runs are the model's.
+    if !(crate::vocab::Kind::MODELLED.iter()).any(|&k| differs(k) && prog.has_kind(k)) {
+        return None;
+    }
+    let ex = explore::explore(prog, &narrow, eo).ok()?;
+    report.states += ex.states;
+    let Finding::Hang(h) = lasso::analyse(&ex, prog, progress) else {
+        return None;
+    };
+    let kind_at = |(b, pc): (crate::ir::BlockId, u32)| match (pc, next_instr(prog, (b, pc))) {
+        (0, _) => crate::vocab::Kind::Label,
+        (_, Some(i)) => i.op.kind(),
+        (_, None) => crate::vocab::Kind::Branch,
+    };
+    let may_move = (h.blocked.iter())
+        .filter_map(|&t| ex.position(h.prefix_to, t))
+        .any(|pos| differs(kind_at(pos)));
+    if may_move {
+        return None;
+    }
+    describe(report, test, prog, &ex, &h);
+    report.engine = Engine::Explore;
+    report.notes.push(format!(
+        "found among the runs of {}: every step of those runs is a step of {}, and no thread \
+         of the hang is blocked at a step whose class differs (docs/progress.md, \
+         \"Hangs of the narrowed model\")",
+        narrow.name, model.name
+    ));
+    Some(LiveVerdict::Violated)
 }
 
 /// The answer under a memory model: the Z3 engine's reduction, or the explorer's over the

@@ -614,6 +614,9 @@ pub fn liveness(r: &crate::query::liveness::LivenessReport, witness: bool) -> St
         "Test {} (model {}, progress {}, engine {}): {verdict}{mismatch}",
         r.test, r.model, r.progress, r.engine
     );
+    for n in &r.notes {
+        let _ = writeln!(s, "  note: {n}");
+    }
     s.push_str(&hang(r, witness));
     s
 }
