@@ -2546,3 +2546,32 @@ fn a_thread_blocked_at_a_narrowed_step_keeps_the_hang_from_carrying_over() {
         assert_eq!(r.verdict, LiveVerdict::Live, "{name}: {:?}", r.verdict);
     }
 }
+
+/// When the explorer's search of the unrolled program reaches the state limit, the graph of
+/// places (iterations at one place are one state) may still close up within it: the verdict
+/// is then decided (docs/progress.md, "The explorer's places"). Below 2,000 states the spin
+/// lock was `unknown` until 2026-12-02; the artifact's `2t_2t_3txt_rr.comp` under CM too.
+#[test]
+fn places_decide_where_the_unrolled_search_runs_out() {
+    use tangle::query::Verdict;
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/liveness/lock_past_limit.litmus");
+    let test = tangle::syntax::parse_file(&path).unwrap();
+    let sso = Model::by_name("SSO").unwrap();
+    let small = opts().with_unroll(16).with_max_states(300);
+    let a = tangle::query::analyse(&test, &sso, &small).unwrap();
+    assert_eq!(a.verdict, Verdict::Forbidden, "{:?}", a.verdict);
+    // Decided by the places: the note says the runs past the bound repeat states.
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("only repeat states already explored")),
+        "{:?}",
+        a.notes
+    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/tla-artifact");
+    let rr = tangle::load(&dir.join("2t_2t_3txt_rr.comp"), &Default::default()).unwrap();
+    let cm = Model::by_name("CM").unwrap();
+    let a = tangle::query::analyse(&rr, &cm, &opts().with_outcomes(false)).unwrap();
+    assert_eq!(a.verdict, Verdict::Allowed, "{:?}", a.verdict);
+}

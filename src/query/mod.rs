@@ -556,17 +556,18 @@ pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analys
     Ok(out.remove(0))
 }
 
-/// When the loop bound cut an execution under sequentially consistent memory, explores again
-/// keeping the graph of places; if it closes up ([`lasso::bound_hides_no_outcome`]), its
-/// outcomes are complete and the cut runs are no doubt (docs/progress.md, "Safety past the
-/// loop bound").
+/// When the loop bound cut an execution under sequentially consistent memory, or the search
+/// of the unrolled program ran into its limits (the places, where iterations at one place are
+/// one state, may not), explores again keeping the graph of places; if it closes up
+/// ([`lasso::bound_hides_no_outcome`]), its outcomes are complete and the cut runs are no
+/// doubt (docs/progress.md, "The explorer's places").
 fn past_the_bound(
     prog: &Program,
     m: &Model,
     ex: &explore::Exploration,
     eo: &ExploreOptions,
 ) -> Option<explore::Exploration> {
-    if ex.cut.is_none() || ex.limit_hit || eo.memory.is_some() {
+    if (ex.cut.is_none() && !ex.limit_hit) || eo.memory.is_some() {
         return None;
     }
     let again = ExploreOptions {
