@@ -600,3 +600,55 @@ fn cli_sides_name_their_memory_model() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("MODEL+MEMORY"));
 }
+
+/// Verdicts carried along proven inclusions (docs/decisions.md, "Verdicts carried between
+/// models"): on the artifact's `sso.comp` (its assertion can fail under Spec, Lazy and Symb
+/// only), Symb, which the explorer does not run, is settled `allow` by Spec or Lazy; a model
+/// made undecided is settled by the decided models it lies within (`forbid`) or above
+/// (`allow`), never by one on the wrong side.
+#[test]
+fn verdicts_carry_along_proven_inclusions() {
+    use tangle::query::carry::carry;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("litmus/public/tla-artifact/sso.comp");
+    let test = tangle::load(&path, &Default::default()).unwrap();
+    let models: Vec<Model> = LATTICE.iter().map(|m| Model::by_name(m).unwrap()).collect();
+    let explore = Options::default()
+        .with_engine(Engine::Explore)
+        .with_outcomes(false);
+    let own: Vec<_> = (models.iter())
+        .map(|m| query::analyse(&test, m, &explore).unwrap())
+        .collect();
+    let words = |a: &[query::Analysis]| a.iter().map(|a| a.verdict.short()).collect::<Vec<_>>();
+    assert_eq!(
+        words(&own),
+        ["forbid", "forbid", "forbid", "forbid", "allow", "allow", "unknown"]
+    );
+    let mut carried = own.clone();
+    carry(&models, &mut carried);
+    assert_eq!(carried[6].verdict, Verdict::Allowed);
+    assert!(carried[6]
+        .notes
+        .iter()
+        .any(|n| n.contains("every execution under Spec")));
+    assert!(carried[6].witness.is_some());
+    // CM made undecided: SM forbids, and CM ⊆ SM.
+    let mut a = own.clone();
+    a[0].verdict = Verdict::Unknown("made undecided".into());
+    carry(&models, &mut a);
+    assert_eq!(a[0].verdict, Verdict::Forbidden);
+    // SSO made undecided, and Spec, Lazy, Symb too: SSO's forbid comes from no model below it
+    // (CM, SM, SCF forbid, which says nothing of SSO), its allow from none above.
+    let mut a = own.clone();
+    for x in &mut a[3..] {
+        x.verdict = Verdict::Unknown("made undecided".into());
+    }
+    carry(&models, &mut a);
+    assert_eq!(words(&a)[3..], ["unknown"; 4]);
+    // Spec made undecided, Symb allows: Spec ⊆ Symb says nothing of Spec's allow.
+    let mut a = own.clone();
+    a[4].verdict = Verdict::Unknown("made undecided".into());
+    a[6].verdict = Verdict::Allowed;
+    carry(&models, &mut a);
+    assert!(matches!(a[4].verdict, Verdict::Unknown(_)));
+}

@@ -159,7 +159,11 @@ pub fn run(kind: TableCommand, c: &Common) -> Status {
                     opts.start = Some(std::time::Instant::now());
                 }
                 opts.memory = mm.clone();
-                out.extend(query::analyse_models(t, prog, &models, &opts));
+                let mut analyses = query::analyse_models(t, prog, &models, &opts);
+                // An undecided model settled by a decided one that includes it or that it
+                // includes (proven for all programs).
+                query::carry::carry(&models, &mut analyses);
+                out.extend(analyses);
             }
             out
         });

@@ -14,6 +14,7 @@ use crate::syntax::ast::{self, Quantifier};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub mod carry;
 pub mod crosscheck;
 pub mod distinguish;
 pub mod enumerate;
