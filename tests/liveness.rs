@@ -2561,13 +2561,28 @@ fn places_decide_where_the_unrolled_search_runs_out() {
     let small = opts().with_unroll(16).with_max_states(300);
     let a = tangle::query::analyse(&test, &sso, &small).unwrap();
     assert_eq!(a.verdict, Verdict::Forbidden, "{:?}", a.verdict);
-    // Decided by the places: the note says the runs past the bound repeat states.
+    // Decided by the places: the note says so.
     assert!(
         a.notes
             .iter()
-            .any(|n| n.contains("only repeat states already explored")),
+            .any(|n| n.contains("no outcome is missing; a run that repeats forever is a hang")),
         "{:?}",
         a.notes
+    );
+    // Stopped before the loop's cut: the places decide, and the runs past the bound are still
+    // asked about hangs (`runs_cut`), as when the cut is seen.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/liveness/spin_past_limit.litmus");
+    let spin = tangle::syntax::parse_file(&path).unwrap();
+    let a =
+        tangle::query::analyse(&spin, &sso, &opts().with_unroll(16).with_max_states(30)).unwrap();
+    assert_eq!(a.verdict, Verdict::Forbidden, "{:?}", a.verdict);
+    assert!(
+        a.runs_cut,
+        "{:?} {:?} {:?}",
+        a.notes,
+        a.bound_hit.is_some(),
+        a.states
     );
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus/public/tla-artifact");
     let rr = tangle::load(&dir.join("2t_2t_3txt_rr.comp"), &Default::default()).unwrap();

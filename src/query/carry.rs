@@ -11,6 +11,7 @@ use super::include_proof;
 use super::{Analysis, Verdict};
 use crate::model::Model;
 use crate::syntax::ast::Quantifier;
+use crate::vocab::{Class, Kind};
 
 /// Settles each `unknown` in `analyses` (one per model of `models`, in order, all under SC
 /// memory and one question) from a decided one, as the module says, with a note naming the
@@ -38,7 +39,7 @@ pub fn carry(models: &[Model], analyses: &mut [Analysis]) {
                 Verdict::Forbidden => (&models[i], &models[j]),
                 Verdict::Unknown(_) => return false,
             };
-            include_proof::unbounded(inner, outer).all_proven
+            included(inner, outer)
         });
         let Some(j) = from else { continue };
         let (d, m, n) = (analyses[j].clone(), &models[i].name, &models[j].name);
@@ -63,6 +64,38 @@ pub fn carry(models: &[Model], analyses: &mut [Analysis]) {
         if d.verdict == Verdict::Allowed {
             a.witness = d.witness.clone();
             a.witness_differs = d.witness_differs.clone();
+            // The included model's outcomes are outcomes of this one (the list stays as
+            // complete as this model's own analysis made it).
+            if a.outcomes_listed && a.observables == d.observables {
+                for o in &d.outcomes {
+                    if !a
+                        .outcomes
+                        .iter()
+                        .any(|x| x.values == o.values && x.free == o.free)
+                    {
+                        a.outcomes.push(o.clone());
+                    }
+                }
+                a.outcomes.sort_by(|x, y| x.values.cmp(&y.values));
+            }
         }
     }
+}
+
+/// Is N ⊆ M proven for every program? The rule-by-rule proof, asked once per pair of class
+/// vectors in a process (each rule is a Z3 call of its own).
+fn included(n: &Model, m: &Model) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Key = (Vec<Class>, Vec<Class>);
+    static PROVEN: OnceLock<Mutex<HashMap<Key, bool>>> = OnceLock::new();
+    let classes = |x: &Model| Kind::TIMED.iter().map(|&k| x.class(k)).collect::<Vec<_>>();
+    let key = (classes(n), classes(m));
+    let cache = PROVEN.get_or_init(Default::default);
+    if let Some(&p) = cache.lock().expect("not poisoned").get(&key) {
+        return p;
+    }
+    let p = include_proof::unbounded(n, m).all_proven;
+    cache.lock().expect("not poisoned").insert(key, p);
+    p
 }

@@ -346,8 +346,8 @@ fn blank_report(
 /// [`liveness`] with the engine chosen for the test ([`engine_for`]), as the command line
 /// asks when it names none. Under a model the explorer does not run (Symb's subgroup ops),
 /// the explorer first looks for a hang of the narrowed model, which takes it milliseconds
-/// where Z3 may take minutes (the artifact's `2t_2t_3txt_rr.comp`), then Z3 answers. Both
-/// share one budget.
+/// where Z3 may take minutes (the artifact's `2t_2t_3txt_rr.comp`), then Z3 answers. They
+/// share one budget, of which the explorer's search gets at most half.
 pub fn liveness_by_default(
     test: &ast::Test,
     model: &Model,
@@ -357,12 +357,11 @@ pub fn liveness_by_default(
     let opts = opts.clone().started();
     let engine = engine_for(test, model);
     if engine == Engine::Smt && opts.memory.is_none() && model.narrowed().is_some() {
-        let first = liveness(
-            test,
-            model,
-            progress,
-            &opts.clone().with_engine(Engine::Explore),
-        )?;
+        let half = opts.timeout_ms.map(|ms| (ms / 2).max(1));
+        let explore = (opts.clone())
+            .with_engine(Engine::Explore)
+            .with_timeout_ms(half);
+        let first = liveness(test, model, progress, &explore)?;
         if first.verdict == LiveVerdict::Violated {
             return Ok(first);
         }

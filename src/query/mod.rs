@@ -567,8 +567,14 @@ fn past_the_bound(
     m: &Model,
     ex: &explore::Exploration,
     eo: &ExploreOptions,
+    want_all: bool,
 ) -> Option<explore::Exploration> {
     if (ex.cut.is_none() && !ex.limit_hit) || eo.memory.is_some() {
+        return None;
+    }
+    // Out of states with the answer found (a witness, and no list of outcomes asked for): the
+    // places would only say again what is known.
+    if ex.limit_hit && !want_all {
         return None;
     }
     let again = ExploreOptions {
@@ -606,7 +612,12 @@ pub fn analyse_models(
                     };
                     match explore::explore(prog, m, &eo) {
                         Ok(ex) => {
-                            let past = past_the_bound(prog, m, &ex, &eo);
+                            // Is more than the witness wanted: every outcome, or (forall)
+                            // a run breaking P?
+                            let want_all = opts.want_outcomes
+                                || test.condition.quantifier == ast::Quantifier::Forall
+                                || !ex.outcomes.keys().any(|v| prog.prop.eval(v));
+                            let past = past_the_bound(prog, m, &ex, &eo, want_all);
                             verdict::from_exploration(&mut a, test, prog, &ex, past.as_ref(), opts)
                         }
                         Err(e) => a.verdict = Verdict::Unknown(e.to_string()),

@@ -269,8 +269,16 @@ pub(super) fn from_exploration(
 ) {
     let mut doubts = Vec::new();
     let mut notes = Vec::new();
-    let cut = ex.cut.as_ref().map(|c| ex.trace_of(c));
-    if past.is_some() {
+    let cut = (ex.cut.as_ref().map(|c| ex.trace_of(c)))
+        .or_else(|| past.and_then(|p| p.cut.as_ref().map(|c| p.trace_of(c))));
+    // The search of the unrolled program stopped at its limit before any cut (the places
+    // then decide): whether a run goes round a loop for ever is still the hang question's.
+    let unseen_cut = past.is_some() && cut.is_none();
+    if unseen_cut {
+        notes.push(
+            "the search of the unrolled program reached its state limit, but the graph of places (states up to loop iterations) closed up within it: no outcome is missing; a run that repeats forever is a hang (`tangle liveness`)".to_string(),
+        );
+    } else if past.is_some() {
         notes.push(format!(
             "the loop bound (--unroll {}) cut runs, but past it they only repeat states already explored (up to loop iterations): no outcome is missing; a run that repeats forever is a hang (`tangle liveness`)",
             prog.unroll
@@ -336,6 +344,7 @@ pub(super) fn from_exploration(
         states: ex.states,
     };
     conclude(a, test, prog, findings, opts);
+    a.runs_cut |= unseen_cut;
     // A deadlocked run never finishes, so the memory model never judged its flags.
     if ex.stuck.is_some() && opts.memory.is_some() {
         a.undefined_behaviour_complete = false;

@@ -116,6 +116,9 @@ pub fn outcomes(a: &Analysis, witness: bool) -> String {
             "Flag hang: a run never finishes (progress {}, engine {})",
             h.progress, h.engine
         );
+        for n in &h.notes {
+            let _ = writeln!(s, "  note: {n}");
+        }
         s.push_str(&hang(h, witness));
     }
     for n in &a.notes {
