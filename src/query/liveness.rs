@@ -282,13 +282,7 @@ pub fn liveness(
             Err(_) => smt(&mut report, test, &prog, model, progress, opts),
         }
     } else {
-        let eo = ExploreOptions {
-            max_states: opts.max_states,
-            budget: opts.budget(),
-            memory: None,
-            liveness: true,
-            shortcuts: true,
-        };
+        let eo = explore_options(opts, None);
         let own = match explore::explore(&prog, model, &eo) {
             Err(e) => LiveVerdict::Unknown(e.to_string()),
             Ok(ex) => {
@@ -313,6 +307,21 @@ pub fn liveness(
     };
     report.millis = start.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// The explorer's options for a liveness question: its whole state graph, within the test's
+/// limits.
+fn explore_options(
+    opts: &Options,
+    memory: Option<std::sync::Arc<crate::memory::MemoryModel>>,
+) -> ExploreOptions {
+    ExploreOptions {
+        max_states: opts.max_states,
+        budget: opts.budget(),
+        memory,
+        liveness: true,
+        shortcuts: true,
+    }
 }
 
 /// A report with no answer yet (`unknown`), with the test's expectation.
@@ -389,13 +398,7 @@ pub fn narrowed_liveness(
     let mut report = blank_report(test, model, progress, &opts);
     let full = opts.clone().with_idle_depth(crate::ir::IdleDepth::Bound);
     let prog = compile_for(test, &full)?;
-    let eo = ExploreOptions {
-        max_states: opts.max_states,
-        budget: opts.budget(),
-        memory: None,
-        liveness: true,
-        shortcuts: true,
-    };
+    let eo = explore_options(&opts, None);
     Ok(
         narrowed_hang(&mut report, test, &prog, model, progress, &eo).map(|v| {
             report.verdict = v;
@@ -477,13 +480,7 @@ fn relaxed(
     if !loops && !waits {
         return LiveVerdict::Live;
     }
-    let eo = ExploreOptions {
-        max_states: opts.max_states,
-        budget: opts.budget(),
-        memory: Some(mm.clone()),
-        liveness: true,
-        shortcuts: true,
-    };
+    let eo = explore_options(opts, Some(mm.clone()));
     deepening(report, test, prog, opts, |report, p| {
         if opts.engine == Engine::Smt {
             return smt(report, test, p, model, progress, opts);
