@@ -557,26 +557,42 @@ pub fn analyse(test: &ast::Test, model: &Model, opts: &Options) -> Result<Analys
     Ok(out.remove(0))
 }
 
-/// When the loop bound cut an execution under sequentially consistent memory, or the search
-/// of the unrolled program ran into its limits (the places, where iterations at one place are
-/// one state, may not), explores again keeping the graph of places; if it closes up
-/// ([`lasso::bound_hides_no_outcome`]), its outcomes are complete and the cut runs are no
-/// doubt (docs/progress.md, "The explorer's places").
+/// When the loop bound cut an execution under sequentially consistent memory, explores again
+/// keeping the graph of places ([`places`]); if it closes up, its outcomes are complete and
+/// the cut runs are no doubt (docs/progress.md, "The explorer's places").
 fn past_the_bound(
     prog: &Program,
     m: &Model,
     ex: &explore::Exploration,
     eo: &ExploreOptions,
-    want_all: bool,
 ) -> Option<explore::Exploration> {
-    if (ex.cut.is_none() && !ex.limit_hit) || eo.memory.is_some() {
+    if ex.cut.is_none() || ex.limit_hit || eo.memory.is_some() {
         return None;
     }
-    // Out of states with the answer found (a witness, and no list of outcomes asked for): the
-    // places would only say again what is known.
-    if ex.limit_hit && !want_all {
-        return None;
-    }
+    places(prog, m, eo)
+}
+
+/// Should the places be explored because the search of the unrolled program ran into its
+/// limits? Under SC, when the program has a loop (iterations at one place are one state, so
+/// the places may fit where the unrolled program did not) and more than a witness found is
+/// wanted: every outcome, or (forall) a run breaking P, or P not reached yet.
+fn places_past_the_limit(
+    test: &ast::Test,
+    prog: &Program,
+    ex: &explore::Exploration,
+    eo: &ExploreOptions,
+    opts: &Options,
+) -> bool {
+    let loops = (prog.blocks.iter()).any(|b| b.role == crate::ir::cfg::Role::LoopHeader);
+    let want_all = opts.want_outcomes
+        || test.condition.quantifier == Quantifier::Forall
+        || !ex.outcomes.keys().any(|v| prog.prop.eval(v));
+    ex.limit_hit && eo.memory.is_none() && loops && want_all
+}
+
+/// The graph of places, explored within `eo`'s limits, when it closes up
+/// ([`lasso::bound_hides_no_outcome`]): its outcomes are then every outcome.
+fn places(prog: &Program, m: &Model, eo: &ExploreOptions) -> Option<explore::Exploration> {
     let again = ExploreOptions {
         liveness: true,
         ..eo.clone()
@@ -611,13 +627,19 @@ pub fn analyse_models(
                         shortcuts: true,
                     };
                     match explore::explore(prog, m, &eo) {
+                        Ok(ex) if places_past_the_limit(test, prog, &ex, &eo, opts) => {
+                            // The unrolled search's own (undecided) answer, then its states
+                            // dropped before the places are explored: the two never share
+                            // the memory.
+                            verdict::from_exploration(&mut a, test, prog, &ex, None, opts);
+                            drop(ex);
+                            if let Some(p) = places(prog, m, &eo) {
+                                a = blank(test, prog, m, opts);
+                                verdict::from_exploration(&mut a, test, prog, &p, Some(&p), opts);
+                            }
+                        }
                         Ok(ex) => {
-                            // Is more than the witness wanted: every outcome, or (forall)
-                            // a run breaking P?
-                            let want_all = opts.want_outcomes
-                                || test.condition.quantifier == ast::Quantifier::Forall
-                                || !ex.outcomes.keys().any(|v| prog.prop.eval(v));
-                            let past = past_the_bound(prog, m, &ex, &eo, want_all);
+                            let past = past_the_bound(prog, m, &ex, &eo);
                             verdict::from_exploration(&mut a, test, prog, &ex, past.as_ref(), opts)
                         }
                         Err(e) => a.verdict = Verdict::Unknown(e.to_string()),
