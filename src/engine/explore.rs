@@ -1232,13 +1232,7 @@ impl<'p> Explorer<'p> {
     }
 
     fn kind_at(&self, t: &Thread) -> Kind {
-        match self.pos(t) {
-            Pos::Label => Kind::Label,
-            Pos::Term => Kind::Branch,
-            Pos::Instr(i) => self.prog.blocks[t.block as usize].instrs[i as usize]
-                .op
-                .kind(),
-        }
+        self.prog.kind_at(t.block, t.pc)
     }
 
     fn sg(&self, tid: usize) -> u32 {

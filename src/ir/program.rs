@@ -348,6 +348,19 @@ impl Program {
         (self.blocks.iter()).any(|b| b.instrs.iter().any(|i| i.op.kind() == k))
     }
 
+    /// The kind of the step a thread at position `pc` of block `b` takes next: pc 0 is the
+    /// label, 1..=n the block's instructions, past them the branch that ends it.
+    pub fn kind_at(&self, b: BlockId, pc: u32) -> crate::vocab::Kind {
+        let block = &self.blocks[b as usize];
+        match (pc as usize).checked_sub(1) {
+            None => crate::vocab::Kind::Label,
+            Some(i) => block
+                .instrs
+                .get(i)
+                .map_or(crate::vocab::Kind::Branch, |ins| ins.op.kind()),
+        }
+    }
+
     /// Can some run be cut by the loop bound in an idle loop ([`Program::idle_cut`])?
     pub fn has_idle_cuts(&self) -> bool {
         self.cut_blocks().any(|b| self.idle_cut(b))

@@ -19,22 +19,16 @@ use crate::vocab::{Class, Kind};
 /// counterexample's absence, which a verdict does not carry) and analyses under a memory
 /// model (the inclusions are proven for the execution models' timing rules, under SC).
 pub fn carry(models: &[Model], analyses: &mut [Analysis]) {
-    if analyses.len() != models.len() {
+    if analyses.len() != models.len() || analyses.iter().any(|a| a.memory.is_some()) {
         return;
     }
-    let open = |a: &Analysis| {
-        matches!(a.verdict, Verdict::Unknown(_))
-            && a.memory.is_none()
-            && a.quantifier != Quantifier::Forall
-    };
     for i in 0..analyses.len() {
-        if !open(&analyses[i]) {
+        let a = &analyses[i];
+        if !matches!(a.verdict, Verdict::Unknown(_)) || a.quantifier == Quantifier::Forall {
             continue;
         }
         let from = (0..analyses.len()).find(|&j| {
-            let d = &analyses[j];
-            let (inner, outer) = match d.verdict {
-                _ if d.memory.is_some() => return false,
+            let (inner, outer) = match analyses[j].verdict {
                 Verdict::Allowed => (&models[j], &models[i]),
                 Verdict::Forbidden => (&models[i], &models[j]),
                 Verdict::Unknown(_) => return false,

@@ -434,14 +434,9 @@ fn narrowed_hang(
     let Finding::Hang(h) = lasso::analyse(&ex, prog, progress) else {
         return None;
     };
-    let kind_at = |(b, pc): (crate::ir::BlockId, u32)| match (pc, next_instr(prog, (b, pc))) {
-        (0, _) => crate::vocab::Kind::Label,
-        (_, Some(i)) => i.op.kind(),
-        (_, None) => crate::vocab::Kind::Branch,
-    };
     let may_move = (h.blocked.iter())
         .filter_map(|&t| ex.position(h.prefix_to, t))
-        .any(|pos| differs(kind_at(pos)));
+        .any(|(b, pc)| differs(prog.kind_at(b, pc)));
     if may_move {
         return None;
     }
