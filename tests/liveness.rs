@@ -613,7 +613,7 @@ fn spin_program_with(
     shapes: [(u32, u32, u32); 4],
     locks: bool,
 ) -> (String, tangle::syntax::ast::Test) {
-    use tangle::gen::spin::{generate, SpinConfig};
+    use tangle::gen::spin::SpinConfig;
     let (threads, subgroup, workgroup) = shapes[seed as usize % 4];
     let cfg = SpinConfig {
         threads,
@@ -624,7 +624,15 @@ fn spin_program_with(
         counted: false,
         ops_in_loops: false,
     };
-    let text = generate(seed, &cfg);
+    spin_from(seed, &cfg)
+}
+
+/// The random spin program of `seed` under `cfg`, as text and parsed.
+fn spin_from(
+    seed: u64,
+    cfg: &tangle::gen::spin::SpinConfig,
+) -> (String, tangle::syntax::ast::Test) {
+    let text = tangle::gen::spin::generate(seed, cfg);
     let test = tangle::syntax::parse("spin.litmus", text.as_bytes())
         .unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{text}"));
     (text, test)
@@ -2460,11 +2468,10 @@ fn symb_hangs_need_the_lanes_of_every_iteration() {
 /// on random spin programs with subgroup ops inside and around their loops.
 #[test]
 fn narrowed_hangs_are_hangs_of_the_model() {
-    use tangle::gen::spin::{generate, SpinConfig};
+    use tangle::gen::spin::SpinConfig;
     use tangle::query::liveness::narrowed_liveness;
     let sso = Model::by_name("SSO").unwrap();
     let z3 = smt().with_timeout_ms(Some(4000));
-    let parse = |text: &str| tangle::syntax::parse("spin.litmus", text.as_bytes()).unwrap();
     let (mut carried, mut checked, mut refused) = (0, 0, 0);
     let mut bad = Vec::new();
     for seed in 0..48u64 {
@@ -2478,11 +2485,8 @@ fn narrowed_hangs_are_hangs_of_the_model() {
             counted: false,
             ops_in_loops: seed / 3 % 3 != 0,
         };
-        let text = generate(seed, &cfg);
-        let ops = ["subgroupAdd(", "subgroupAll(", "subgroupMax("]
-            .iter()
-            .any(|op| text.contains(op));
-        let test = parse(&text);
+        let (text, test) = spin_from(seed, &cfg);
+        let ops = tangle::ir::cfg::lower(&test).has_kind(tangle::vocab::Kind::Sgop);
         for p in ["fair", "hsa"] {
             let p = Progress::parse(p).unwrap();
             let hangs_narrowed = liveness(&test, &sso, &p, &opts()).unwrap().verdict;
