@@ -2554,7 +2554,8 @@ fn a_thread_blocked_at_a_narrowed_step_keeps_the_hang_from_carrying_over() {
 /// When the explorer's search of the unrolled program reaches the state limit, the graph of
 /// places (iterations at one place are one state) may still close up within it: the verdict
 /// is then decided (docs/progress.md, "The explorer's places"). Below 2,000 states the spin
-/// lock was `unknown` until 2026-12-02; the artifact's `2t_2t_3txt_rr.comp` under CM too.
+/// lock was `unknown` until 2026-12-02. (The artifact's `2t_2t_3txt_rr.comp` under CM, also
+/// out of states, is `allow` by a terminating run the unrolled search finds.)
 #[test]
 fn places_decide_where_the_unrolled_search_runs_out() {
     use tangle::query::Verdict;

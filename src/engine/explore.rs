@@ -105,6 +105,12 @@ pub struct Exploration {
     pub states: usize,
     /// True when `max_states` or the budget stopped the search early.
     pub limit_hit: bool,
+    /// A search of the unrolled program that stopped early (not liveness, SC memory): how
+    /// many places ([`StateGraph`]'s: states up to loop iterations) the first states it found
+    /// fall into, and how many states those were. Far fewer places than states say that a
+    /// search of the places may fit where this one did not (`query`'s safety past the state
+    /// limit).
+    pub places_at_limit: Option<(usize, usize)>,
     /// Why the search stopped early, in words.
     pub stopped: Option<String>,
     /// Flags the memory model raised on some consistent execution (`data-race`), with a
@@ -631,6 +637,9 @@ fn loose_loops(prog: &Program, model: &Model) -> Vec<[bool; 2]> {
     loose
 }
 
+/// Most states whose places [`Exploration::places_at_limit`] counts.
+const PLACES_SAMPLE: usize = 1024;
+
 /// Explores every execution of `prog` under `model`.
 ///
 /// Unspecified values (docs/semantics.md §5) are first carried as marked representatives: exact
@@ -828,6 +837,7 @@ fn explore_with<'p>(
         unspecified_domain: ex.domain.clone(),
         states: 0,
         limit_hit: false,
+        places_at_limit: None,
         stopped: None,
         visited: IndexMap::default(),
         flags: BTreeMap::new(),
@@ -1076,6 +1086,18 @@ fn explore_with<'p>(
     }
     result.graph = graph;
     result.states = result.visited.len();
+    if result.limit_hit && !opts.liveness && opts.memory.is_none() {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let hasher = BuildHasherDefault::<rustc_hash::FxHasher>::default();
+        // The first states found (breadth first), at most PLACES_SAMPLE of them: a place key
+        // costs about 15 µs at 32 lanes, and states that repeat by iteration do so early.
+        let sample = result.visited.len().min(PLACES_SAMPLE);
+        let distinct: std::collections::HashSet<u64> = (result.visited.keys())
+            .take(sample)
+            .map(|st| hasher.hash_one(ex.place_key(st)))
+            .collect();
+        result.places_at_limit = Some((distinct.len(), sample));
+    }
     result.unspecified_read = ex.unspecified_read;
     result.written = ex.written.take();
     result.unsourced = ex.unsourced.take();

@@ -332,6 +332,12 @@ impl Program {
         self.rounds_needed
     }
 
+    /// Can the loop bound cut a run at all (some block has an edge to the cut)? Loops whose
+    /// trip count is known are unrolled as far as they run, and have none.
+    pub fn may_cut(&self) -> bool {
+        self.cut_blocks().next().is_some()
+    }
+
     /// The blocks with an edge to the loop bound's cut.
     fn cut_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
         (0..self.blocks.len() as BlockId).filter(|&b| {

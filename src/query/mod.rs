@@ -573,9 +573,10 @@ fn past_the_bound(
 }
 
 /// Should the places be explored because the search of the unrolled program ran into its
-/// limits? Under SC, when the program has a loop (iterations at one place are one state, so
-/// the places may fit where the unrolled program did not) and more than a witness found is
-/// wanted: every outcome, or (forall) a run breaking P, or P not reached yet.
+/// limits? Under SC, when the bound can cut a loop of the program and the states found fall
+/// into clearly fewer places (iterations at one place are one state, so the places may fit
+/// where the unrolled program did not), and more than a witness found is wanted: every
+/// outcome, or (forall) a run breaking P, or P not reached yet.
 fn places_past_the_limit(
     test: &ast::Test,
     prog: &Program,
@@ -583,11 +584,16 @@ fn places_past_the_limit(
     eo: &ExploreOptions,
     opts: &Options,
 ) -> bool {
-    let loops = (prog.blocks.iter()).any(|b| b.role == crate::ir::cfg::Role::LoopHeader);
     let want_all = opts.want_outcomes
         || test.condition.quantifier == Quantifier::Forall
         || !ex.outcomes.keys().any(|v| prog.prop.eval(v));
-    ex.limit_hit && eo.memory.is_none() && loops && want_all
+    // Only when the states found so far fall into clearly fewer places: where every state is a
+    // place of its own (interleavings, not iterations, made them many) the places would run
+    // out too, at twice the cost (the CTS-shaped batches, `peel` at 32 lanes); where the
+    // places helped, they were half the states or fewer.
+    let fewer = ex.places_at_limit.is_some_and(|(p, n)| p * 4 <= n * 3);
+    tracing::debug!(states = ex.states, places = ?ex.places_at_limit, "out of states");
+    ex.limit_hit && eo.memory.is_none() && prog.may_cut() && want_all && fewer
 }
 
 /// The graph of places, explored within `eo`'s limits, when it closes up
